@@ -1,0 +1,70 @@
+// Contact points of the rigid model: identity, geometry, constraint rows.
+//
+// A contact is identified by its geom pair and, because one pair can touch at several points (a
+// box face on a plane gives four), by an anchor: the point's position in geom2's frame when it
+// was first seen. Points of a pair are matched to identities by the nearest anchor, so a box's
+// corners keep their identity while it moves; a pair with one point (sphere on plane) matches
+// trivially even though the point slides over the sphere.
+#ifndef SALTATION_CONTACTS_H_
+#define SALTATION_CONTACTS_H_
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "saltation/model.h"
+
+namespace saltation {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct ContactId {
+  int geom1 = -1;
+  int geom2 = -1;
+  Eigen::Vector3d anchor = Eigen::Vector3d::Zero();  // position in geom2's frame at identification
+
+  bool SamePair(const ContactId& o) const { return geom1 == o.geom1 && geom2 == o.geom2; }
+};
+
+// "geom1/geom2" with names (or #id)
+std::string ContactLabel(const Model& model, const ContactId& id);
+
+// One contact point reported by MuJoCo's collision detection on the private model.
+struct ContactPoint {
+  ContactId id;             // anchor = current position in geom2's frame
+  double gap = 0;           // dist − includemargin: the touchdown guard (negative = penetrating)
+  Eigen::Vector3d pos;      // midpoint between the surfaces (world)
+  Eigen::Matrix3d frame;    // rows: normal (geom1 → geom2), tangent 1, tangent 2 (world)
+  int condim = 1;           // 1: normal row only; ≥ 3: three translational rows (sticking)
+  double restitution = 0;   // of the geom pair
+  int mj_index = -1;        // index in mjData::contact
+};
+
+// Number of rigid constraint rows of a point: 1 for condim 1, 3 (normal, two tangents) otherwise.
+inline int ContactRowCount(const ContactPoint& p) { return p.condim == 1 ? 1 : 3; }
+
+// Runs MuJoCo's position stage (kinematics, inertia and its factor, collision, equality
+// constraints) on d at qpos.
+void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
+
+// Every contact point in d (after EvaluatePosition).
+std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d);
+
+// For each id, the index of the matching point in `points` (nearest anchor within the same pair,
+// each point used once), or −1 when its pair has no point left.
+std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
+                               const std::vector<ContactPoint>& points);
+
+// The rigid constraint rows of a point (ContactRowCount × nv): frame · (J_point(body2, pos) −
+// J_point(body1, pos)), which equals MuJoCo's efc_J rows of the same contact. The normal row is
+// the gradient of the signed distance with respect to the tangent configuration.
+void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows);
+
+// Rows of MuJoCo's equality constraints in d (always active in every mode), dense (neq_rows × nv).
+RowMatrix EqualityRows(const Model& model, const mjData* d);
+
+}  // namespace saltation
+
+#endif  // SALTATION_CONTACTS_H_

@@ -1,0 +1,86 @@
+// Impact reset with restitution and its Jacobian DΔ (theory.md §4).
+//
+// For a set S of contacts taking an impulse, rows J (each contact's normal row, plus its two
+// tangent rows for condim ≥ 3, plus MuJoCo's equality rows), and per-row targets τ:
+//
+//   M (v⁺ − v⁻) = Jᵀ Λ,   J v⁺ = τ,   τ_normal = −e·min(J_n v⁻, 0),  τ_tangent = τ_equality = 0
+//   Λ = (J M⁻¹ Jᵀ)⁺ (τ − J v⁻),   q⁺ = q⁻
+//
+// Which contacts take an impulse is a complementarity problem over the candidates: per contact
+// Λ_n ≥ 0, J_n v⁺ − τ_n ≥ 0, one of the two zero. A contact that would need a pulling impulse is
+// released by the impact itself. SolveImpact solves it by an active-set iteration (the candidate
+// sets are small) and reports the sustained contacts after the impact (J_n v⁺ ≈ 0).
+#ifndef SALTATION_IMPACT_H_
+#define SALTATION_IMPACT_H_
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/mode_dynamics.h"
+#include "saltation/model.h"
+#include "saltation/tangent.h"
+
+namespace saltation {
+
+struct ImpactResult {
+  Eigen::VectorXd qvel_plus;                  // v⁺ (nv)
+  std::vector<ContactId> candidates;          // every contact considered
+  std::vector<bool> in_impulse_set;           // per candidate: took a normal impulse (S)
+  Eigen::VectorXd normal_impulse;             // Λ_n per candidate (≥ 0)
+  Eigen::VectorXd normal_velocity_minus;      // J_n v⁻ per candidate
+  Eigen::VectorXd normal_velocity_plus;       // J_n v⁺ per candidate
+  std::vector<double> restitution;            // e per candidate
+  Mode sustained;                             // candidates with J_n v⁺ ≈ 0 after the impact
+  double kinetic_energy_minus = 0;            // ½ v⁻ᵀ M v⁻
+  double kinetic_energy_plus = 0;             // ½ v⁺ᵀ M v⁺
+  int rank = 0;                               // rank of J_S M⁻¹ J_Sᵀ
+  int nrow = 0;                               // rows of J_S
+  int iterations = 0;
+
+  // the contacts of S
+  std::vector<ContactId> ImpulseSet() const;
+};
+
+// Solves the impact complementarity problem at x⁻ over the candidate contacts.
+ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
+                         const std::vector<ContactId>& candidates);
+
+// v⁺ for a fixed impulse set at configuration qpos (the impact map with S held fixed).
+Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+                               const Eigen::VectorXd& qvel_minus,
+                               const std::vector<ContactId>& impulse_set, int* rank = nullptr);
+
+// DΔ of an impact: q⁺ = q⁻ gives the identity blocks; the velocity blocks are
+//   ∂v⁺/∂v⁻ = I − M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁺ (I + E) J      (closed form, E = restitution of the rows)
+//   ∂v⁺/∂q  = central differences of ImpactVelocity in the tangent configuration, S fixed
+// (MuJoCo 2.2 has no derivatives of M(q) and J(q); this block is never dropped: it carries how the
+// impact direction turns with the configuration and is essential for articulated robots).
+struct ResetJacobian {
+  Eigen::MatrixXd dv_dq;  // (nv × nv)
+  Eigen::MatrixXd dv_dv;  // (nv × nv)
+  int na = 0;
+
+  // the full DΔ (ndx × ndx): [[I, 0, 0], [dv_dq, dv_dv, 0], [0, 0, I]]
+  Eigen::MatrixXd Dense() const;
+  static ResetJacobian Identity(int nv, int na);
+};
+ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x_minus,
+                                  const std::vector<ContactId>& impulse_set);
+
+// Finite-difference twin: DΔ (ndx × ndx) by central differences of the whole impact map
+// (SolveImpact re-solved at every perturbed state, so S is free to change).
+Eigen::MatrixXd ImpactResetJacobianFD(const Model& model, Data& data, const State& x_minus,
+                                      const std::vector<ContactId>& candidates, double eps = 1e-6);
+
+// Plastic impact projection P = I − M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁺J (nv × nv) for the rows of `contacts` at
+// qpos: v⁺ = P v⁻ for e = 0 with every contact in S.
+Eigen::MatrixXd PlasticProjection(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+                                  const std::vector<ContactId>& contacts);
+
+// Joint-space inertia M (nv × nv) at qpos.
+Eigen::MatrixXd MassMatrix(const Model& model, Data& data, const Eigen::VectorXd& qpos);
+
+}  // namespace saltation
+
+#endif  // SALTATION_IMPACT_H_

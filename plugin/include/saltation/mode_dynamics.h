@@ -1,0 +1,79 @@
+// Rigid dynamics of one mode (theory.md §2).
+//
+// With J_A the stacked constraint rows of mode A (contact rows, then MuJoCo's equality rows),
+// a_s = qacc_smooth and b = J̇_A v the constraint bias:
+//
+//   M a = M a_s + J_Aᵀ λ,   J_A a + J̇_A v = 0
+//   λ = −(J_A M⁻¹ J_Aᵀ)⁺ (J_A a_s + J̇_A v),   a = a_s + M⁻¹ J_Aᵀ λ
+//
+// The pseudo-inverse is taken over the eigenvalues of J_A M⁻¹ J_Aᵀ above rank_tol·max: planar
+// models give identically zero rows and a box face gives four dependent normals, and both are
+// normal. The rank is reported. λ_n ≥ 0 pushes the bodies apart; the mode vector field is
+// F_A(x) = (v, a, act_dot) in the tangent layout (ndx).
+//
+// The bias J̇_A v is d/ds [J_A(q(s)) v] at s = 0 along q(s) = q ⊕ s·v, formed by a five-point
+// stencil in s (MuJoCo 2.2 does not compute it); the contact points are recomputed at each q(s),
+// so the motion of the contact point over curved surfaces and rolling bodies is included.
+#ifndef SALTATION_MODE_DYNAMICS_H_
+#define SALTATION_MODE_DYNAMICS_H_
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/model.h"
+#include "saltation/tangent.h"
+
+namespace saltation {
+
+// A mode: the active rigid contacts. MuJoCo's equality constraints are active in every mode.
+struct Mode {
+  std::vector<ContactId> contacts;
+};
+
+// The constraint rows of a mode at one configuration.
+struct ConstraintSet {
+  RowMatrix J;                       // (nrow × nv): contact rows in mode order, then equality rows
+  std::vector<int> normal_row;       // row of each contact's normal (ncontact)
+  std::vector<ContactPoint> points;  // the matched point of each contact (ncontact)
+  int ncontact_rows = 0;
+};
+
+// Rows of mode A at d's configuration (after EvaluatePosition). NumericalError when an active
+// contact has no point within the detection margin.
+ConstraintSet ModeConstraints(const Model& model, const mjData* d,
+                              const std::vector<ContactId>& contacts);
+
+// J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux().
+Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
+                               const std::vector<ContactId>& contacts);
+
+// Result of a mode evaluation; also leaves data.main() evaluated at x.
+struct ModeDynamics {
+  Eigen::VectorXd qacc;          // a (nv)
+  Eigen::VectorXd qacc_smooth;   // a_s (nv)
+  Eigen::VectorXd act_dot;       // (na)
+  Eigen::VectorXd lambda;        // constraint force per row (nrow)
+  Eigen::VectorXd normal_force;  // λ_n per contact of the mode (ncontact)
+  RowMatrix JMinv;               // J M⁻¹ (nrow × nv)
+  ConstraintSet constraints;
+  int rank = 0;                  // numerical rank of J M⁻¹ Jᵀ
+};
+
+// Solves the KKT system of mode A at x (throws NumericalError on a non-finite state).
+ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode);
+
+// F_A(x) = (v, a, act_dot) (ndx).
+Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, const Mode& mode);
+
+// Finite-difference twin: ∂F_A/∂x (ndx × ndx) by central differences in tangent coordinates.
+Eigen::MatrixXd ModeVectorFieldJacobianFD(const Model& model, Data& data, const State& x,
+                                          const Mode& mode, double eps = 1e-6);
+
+// Pseudo-inverse solve of the symmetric positive semi-definite A with relative threshold tol;
+// returns the rank.
+int SolvePsd(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double tol, Eigen::VectorXd& x);
+
+}  // namespace saltation
+
+#endif  // SALTATION_MODE_DYNAMICS_H_

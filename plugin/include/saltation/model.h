@@ -1,0 +1,93 @@
+// Model / Data split of the rigid hybrid model.
+//
+// Model is built once from a user's mjModel and never changes: sizes, options, per-geom
+// restitution and a private copy of the mjModel whose margins and gaps are both enlarged by the
+// detection margin. Enlarging margin and gap together keeps includemargin = margin − gap, so the
+// rigid surface (guard zero) is where MuJoCo puts it, while contacts up to the detection margin
+// away are reported with their signed distance. Data holds the mjData workspaces used to evaluate
+// the model; make one per thread.
+#ifndef SALTATION_MODEL_H_
+#define SALTATION_MODEL_H_
+
+#include <mujoco/mujoco.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace saltation {
+
+struct Options {
+  // extra margin (m) within which contact points are tracked; < 0 picks 5% of the model's extent
+  // (at least 1 cm). A point must be seen inside it before it touches, or the event is missed.
+  double detect_margin = -1;
+  // |dist − includemargin| (m) under which a contact point counts as touching
+  double contact_tol = 1e-9;
+  // |normal velocity| (m/s) under which a touching contact counts as resting
+  double velocity_tol = 1e-9;
+  // singular values of J M⁻¹ Jᵀ below rank_tol·σ_max count as zero (rank deficiency)
+  double rank_tol = 1e-9;
+  // time step (s) of the five-point stencil that forms the bias J̇v
+  double jdot_step = 1e-4;
+  // impacts approaching slower than this (m/s) are plastic whatever the restitution, so a
+  // bouncing contact settles instead of bouncing forever (the usual bounce threshold of
+  // event-driven engines; Zeno detection proper belongs to the engine hook)
+  double min_bounce_speed = 1e-4;
+  // tangent-space step of the central differences in the configuration (∂v⁺/∂q, ∂λ/∂x)
+  double fd_step = 1e-6;
+};
+
+struct ModelDeleter {
+  void operator()(mjModel* m) const { mj_deleteModel(m); }
+};
+struct DataDeleter {
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+using ModelPtr = std::unique_ptr<mjModel, ModelDeleter>;
+using DataPtr = std::unique_ptr<mjData, DataDeleter>;
+
+class Model {
+ public:
+  // Reads the <custom> configuration (ConfigError on bad values) and makes the private copy.
+  explicit Model(const mjModel* m, const Options& options = {});
+
+  // the private copy with enlarged detection margins; use it for everything this library does
+  const mjModel* mj() const { return m_.get(); }
+  const Options& options() const { return options_; }
+
+  int nq() const { return m_->nq; }
+  int nv() const { return m_->nv; }
+  int na() const { return m_->na; }
+  int ndx() const { return 2 * m_->nv + m_->na; }
+  double detect_margin() const { return detect_margin_; }
+
+  // restitution of a geom, and of a contact between two geoms (the larger of the two)
+  double GeomRestitution(int geom) const { return restitution_[geom]; }
+  double PairRestitution(int geom1, int geom2) const;
+  // overrides every geom's restitution (e.g. from a command-line option); ConfigError if not in [0, 1]
+  void SetRestitution(double e);
+
+  // the geom's name, or "#id" when it has none
+  std::string GeomName(int geom) const;
+
+ private:
+  ModelPtr m_;
+  Options options_;
+  double detect_margin_ = 0;
+  std::vector<double> restitution_;
+};
+
+// Per-thread workspaces for a Model.
+class Data {
+ public:
+  explicit Data(const Model& model);
+  mjData* main() { return main_.get(); }
+  mjData* aux() { return aux_.get(); }
+
+ private:
+  DataPtr main_, aux_;
+};
+
+}  // namespace saltation
+
+#endif  // SALTATION_MODEL_H_

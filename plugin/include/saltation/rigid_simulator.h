@@ -1,0 +1,109 @@
+// Exact event-driven integrator of the rigid hybrid model (theory.md §5, §8).
+//
+// Integrates the mode vector field F_A with classical RK4 on a fixed time grid (qpos advanced in
+// its own coordinates, quaternions renormalised after each step), evaluates every guard at the
+// ends of each step, and when one changes sign from + to − locates the crossing with a
+// bracketing root finder (Illinois) on the RK4 sub-step length, so the event time is the zero of
+// the guard along the integrator's own dense path (to ~1e-13 s). The earliest crossing in a step
+// is handled first: the reset is applied at the event time, Ξ is evaluated at the event state,
+// and integration restarts there towards the next grid point; guards of the other contacts are
+// evaluated again after the reset. Because the grid is fixed and every sub-step is a smooth
+// function of the initial state, the flow map is smooth in it and its finite differences are the
+// reference the tests hold Ξ to.
+#ifndef SALTATION_RIGID_SIMULATOR_H_
+#define SALTATION_RIGID_SIMULATOR_H_
+
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/impact.h"
+#include "saltation/mode_dynamics.h"
+#include "saltation/model.h"
+#include "saltation/saltation_matrix.h"
+#include "saltation/tangent.h"
+
+namespace saltation {
+
+struct SimulatorOptions {
+  double step = 1e-3;       // RK4 step (s)
+  double root_tol = 1e-13;  // event-time tolerance (s)
+  int max_events = 10000;   // NumericalError beyond this many events in one Advance
+  // contact points whose guard is within this of zero at an event (m) join the impact as
+  // candidates (points of a box face landing together)
+  double simultaneous_gap = 1e-9;
+  // a liftoff guard fires only when λ_n goes from above +force_tol to below −force_tol
+  // (hysteresis against round-off chattering of a force that is identically zero); < 0 picks
+  // 1e-9 × the model's mean body weight
+  double force_tol = -1;
+  // sub-samples per step used to find where a contact that has just bounced off comes back
+  // within the same step (its guard starts at zero, rises, and falls below zero again)
+  int rebound_samples = 16;
+};
+
+enum class EventKind { kTouchdown, kLiftoff };
+const char* EventKindName(EventKind kind);
+
+struct HybridState {
+  State x;
+  Mode mode;
+};
+
+struct RigidEvent {
+  EventKind kind = EventKind::kTouchdown;
+  double time = 0;
+  double bracket_lo = 0, bracket_hi = 0;  // times the root was bracketed between at the end
+  ContactId contact;                      // the contact whose guard fired
+  Mode mode_before, mode_after;
+  State x_minus, x_plus;
+  SaltationMatrix xi;
+  ImpactResult impact;                    // touchdown only
+  std::vector<ContactId> released;        // contacts whose force turned negative after the event
+  int rank_after = 0;                     // rank of J M⁻¹ Jᵀ in the mode after
+};
+
+// One RK4 step of length h (may be negative) of mode A's vector field.
+State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, double h);
+
+class RigidSimulator {
+ public:
+  explicit RigidSimulator(const Model& model, const SimulatorOptions& options = {});
+
+  // Controls held constant during integration (nu); ConfigError on a size mismatch or NaN.
+  void SetControl(const Eigen::VectorXd& ctrl);
+
+  // The hybrid state at x: the mode holds every touching (|gap| ≤ contact_tol), resting
+  // (|J_n v| ≤ velocity_tol) contact whose normal force is non-negative. NumericalError when a
+  // contact penetrates by more than contact_tol or the state is not finite.
+  HybridState Initialize(const State& x);
+
+  // Advances to t_end with event detection and returns the events in time order. With
+  // max_events > 0 it stops right after that many events (s is then the post-event state).
+  std::vector<RigidEvent> Advance(HybridState& s, double t_end, int max_events = -1);
+
+  // Advances to t_end in the current mode, ignoring every guard (flow map of one mode).
+  void AdvanceFixedMode(HybridState& s, double t_end);
+
+  const Model& model() const { return model_; }
+  Data& data() { return data_; }
+  const SimulatorOptions& options() const { return options_; }
+
+ private:
+  // the next grid point after t (grid anchored at grid_origin_)
+  double NextGridTime(double t, double t_end) const;
+  RigidEvent Touchdown(const HybridState& s, const ContactId& id, double lo, double hi);
+  RigidEvent Liftoff(const HybridState& s, int k, double lo, double hi);
+  // removes contacts with negative normal force from the mode (most negative first)
+  std::vector<ContactId> ReleasePulling(const State& x, Mode& mode, int* rank);
+
+  const Model& model_;
+  SimulatorOptions options_;
+  Data data_;
+  double grid_origin_ = 0;
+  double force_tol_ = 0;
+};
+
+}  // namespace saltation
+
+#endif  // SALTATION_RIGID_SIMULATOR_H_

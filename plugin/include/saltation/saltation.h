@@ -1,0 +1,17 @@
+// Umbrella header of the saltation library.
+#ifndef SALTATION_SALTATION_H_
+#define SALTATION_SALTATION_H_
+
+#include "saltation/config.h"
+#include "saltation/contacts.h"
+#include "saltation/errors.h"
+#include "saltation/finite_difference.h"
+#include "saltation/guards.h"
+#include "saltation/impact.h"
+#include "saltation/mode_dynamics.h"
+#include "saltation/model.h"
+#include "saltation/rigid_simulator.h"
+#include "saltation/saltation_matrix.h"
+#include "saltation/tangent.h"
+
+#endif  // SALTATION_SALTATION_H_

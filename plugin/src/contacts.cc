@@ -1,0 +1,91 @@
+#include "saltation/contacts.h"
+
+#include <limits>
+
+namespace saltation {
+
+std::string ContactLabel(const Model& model, const ContactId& id) {
+  return model.GeomName(id.geom1) + "/" + model.GeomName(id.geom2);
+}
+
+void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
+  const mjModel* m = model.mj();
+  mju_copy(d->qpos, qpos, m->nq);
+  mj_fwdPosition(m, d);
+}
+
+std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
+  std::vector<ContactPoint> points;
+  points.reserve(d->ncon);
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact& c = d->contact[i];
+    ContactPoint p;
+    p.id.geom1 = c.geom1;
+    p.id.geom2 = c.geom2;
+    p.pos = Eigen::Map<const Eigen::Vector3d>(c.pos);
+    p.frame = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(c.frame);
+    // anchor: position in geom2's frame (geom_xmat is row-major: columns are the local axes)
+    Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->geom_xmat + 9 * c.geom2);
+    Eigen::Map<const Eigen::Vector3d> x2(d->geom_xpos + 3 * c.geom2);
+    p.id.anchor = R.transpose() * (p.pos - x2);
+    p.gap = c.dist - c.includemargin;
+    p.condim = c.dim;
+    p.restitution = model.PairRestitution(c.geom1, c.geom2);
+    p.mj_index = i;
+    points.push_back(p);
+  }
+  return points;
+}
+
+std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
+                               const std::vector<ContactPoint>& points) {
+  std::vector<int> match(ids.size(), -1);
+  std::vector<bool> used(points.size(), false);
+  for (size_t k = 0; k < ids.size(); k++) {
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < points.size(); i++) {
+      if (used[i] || !points[i].id.SamePair(ids[k])) continue;
+      const double dist = (points[i].id.anchor - ids[k].anchor).squaredNorm();
+      if (dist < best) {
+        best = dist;
+        match[k] = static_cast<int>(i);
+      }
+    }
+    if (match[k] >= 0) used[match[k]] = true;
+  }
+  return match;
+}
+
+void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  const int nrow = ContactRowCount(point);
+  RowMatrix jac1(3, nv), jac2(3, nv);
+  const int b1 = m->geom_bodyid[point.id.geom1], b2 = m->geom_bodyid[point.id.geom2];
+  mj_jac(m, d, jac1.data(), nullptr, point.pos.data(), b1);
+  mj_jac(m, d, jac2.data(), nullptr, point.pos.data(), b2);
+  rows = point.frame.topRows(nrow) * (jac2 - jac1);
+}
+
+RowMatrix EqualityRows(const Model& model, const mjData* d) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  int count = 0;
+  for (int r = 0; r < d->nefc; r++) count += d->efc_type[r] == mjCNSTR_EQUALITY;
+  RowMatrix rows = RowMatrix::Zero(count, nv);
+  const bool sparse = mj_isSparse(m);
+  int k = 0;
+  for (int r = 0; r < d->nefc; r++) {
+    if (d->efc_type[r] != mjCNSTR_EQUALITY) continue;
+    if (sparse) {
+      const int adr = d->efc_J_rowadr[r];
+      for (int j = 0; j < d->efc_J_rownnz[r]; j++) rows(k, d->efc_J_colind[adr + j]) = d->efc_J[adr + j];
+    } else {
+      rows.row(k) = Eigen::Map<const Eigen::RowVectorXd>(d->efc_J + r * nv, nv);
+    }
+    k++;
+  }
+  return rows;
+}
+
+}  // namespace saltation

@@ -1,0 +1,299 @@
+#include "saltation/impact.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "saltation/errors.h"
+
+namespace saltation {
+namespace {
+
+// rows of the contacts selected by `in_set` (each contact's rows, in order), then equality rows;
+// `restitution_rows` gets e for normal rows and 0 for the others
+struct SelectedRows {
+  RowMatrix J;
+  Eigen::VectorXd restitution_rows;
+  std::vector<int> normal_row;  // per candidate, −1 when not selected
+};
+
+SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet& all,
+                        const std::vector<bool>& in_set) {
+  const int ncand = static_cast<int>(all.points.size());
+  const int neq = all.J.rows() - all.ncontact_rows;
+  int nrow = neq;
+  for (int k = 0; k < ncand; k++) nrow += in_set[k] ? ContactRowCount(all.points[k]) : 0;
+  SelectedRows sel;
+  sel.J.resize(nrow, model.nv());
+  sel.restitution_rows.setZero(nrow);
+  sel.normal_row.assign(ncand, -1);
+  int r = 0;
+  for (int k = 0; k < ncand; k++) {
+    if (!in_set[k]) continue;
+    const int count = ContactRowCount(all.points[k]);
+    sel.J.middleRows(r, count) = all.J.middleRows(all.normal_row[k], count);
+    sel.restitution_rows(r) = all.points[k].restitution;
+    sel.normal_row[k] = r;
+    r += count;
+  }
+  sel.J.bottomRows(neq) = all.J.bottomRows(neq);
+  return sel;
+}
+
+// per-row restitution actually applied: none for rows not approaching, none below the bounce
+// threshold
+Eigen::VectorXd AppliedRestitution(const Model& model, const Eigen::VectorXd& restitution_rows,
+                                   const Eigen::VectorXd& Jv) {
+  Eigen::VectorXd e = restitution_rows;
+  for (int r = 0; r < e.size(); r++) {
+    if (!(-Jv(r) >= model.options().min_bounce_speed) || Jv(r) >= 0) e(r) = 0;
+  }
+  return e;
+}
+
+// v⁺ = v⁻ + M⁻¹Jᵀ Λ with Λ = A⁺(τ − J v⁻), τ = −E·min(J v⁻, 0) on normal rows; d holds M(q)
+Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& sel,
+                             const Eigen::VectorXd& v_minus, Eigen::VectorXd* impulse, int* rank) {
+  const int nrow = sel.J.rows();
+  if (nrow == 0) {
+    if (impulse) impulse->resize(0);
+    if (rank) *rank = 0;
+    return v_minus;
+  }
+  RowMatrix JMinv(nrow, model.nv());
+  mj_solveM(model.mj(), d, JMinv.data(), sel.J.data(), nrow);
+  const Eigen::MatrixXd A = sel.J * JMinv.transpose();
+  const Eigen::VectorXd Jv = sel.J * v_minus;
+  const Eigen::VectorXd target =
+      -AppliedRestitution(model, sel.restitution_rows, Jv).cwiseProduct(Jv.cwiseMin(0.0));
+  Eigen::VectorXd lambda;
+  const int r = SolvePsd(A, target - Jv, model.options().rank_tol, lambda);
+  if (impulse) *impulse = lambda;
+  if (rank) *rank = r;
+  return v_minus + JMinv.transpose() * lambda;
+}
+
+double KineticEnergy(const mjModel* m, const mjData* d, const Eigen::VectorXd& v) {
+  Eigen::VectorXd Mv(m->nv);
+  mj_mulM(m, d, Mv.data(), v.data());
+  return 0.5 * v.dot(Mv);
+}
+
+}  // namespace
+
+std::vector<ContactId> ImpactResult::ImpulseSet() const {
+  std::vector<ContactId> set;
+  for (size_t k = 0; k < candidates.size(); k++) {
+    if (in_impulse_set[k]) set.push_back(candidates[k]);
+  }
+  return set;
+}
+
+ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
+                         const std::vector<ContactId>& candidates) {
+  if (!IsFinite(x_minus)) throw NumericalError("impact state is not finite (NaN or Inf)");
+  const mjModel* m = model.mj();
+  mjData* d = data.main();
+  EvaluatePosition(model, d, x_minus.qpos.data());
+  const ConstraintSet all = ModeConstraints(model, d, candidates);
+  const int ncand = static_cast<int>(candidates.size());
+  const Eigen::VectorXd& v = x_minus.qvel;
+
+  ImpactResult out;
+  out.candidates = candidates;
+  out.normal_velocity_minus.resize(ncand);
+  out.restitution.resize(ncand);
+  for (int k = 0; k < ncand; k++) {
+    out.normal_velocity_minus(k) = all.J.row(all.normal_row[k]).dot(v);
+    out.restitution[k] = all.points[k].restitution;
+  }
+  const double vscale = std::max(1.0, v.norm());
+  const double vtol = model.options().velocity_tol * vscale;
+
+  // active-set iteration: start from every approaching or resting contact
+  std::vector<bool> in_set(ncand);
+  for (int k = 0; k < ncand; k++) in_set[k] = out.normal_velocity_minus(k) <= vtol;
+  Eigen::VectorXd impulse, v_plus;
+  SelectedRows sel;
+  const int max_iter = 4 * ncand + 10;
+  for (out.iterations = 1;; out.iterations++) {
+    if (out.iterations > max_iter) {
+      throw NumericalError("impact complementarity problem did not settle in " +
+                           std::to_string(max_iter) + " active-set changes");
+    }
+    sel = SelectRows(model, d, all, in_set);
+    v_plus = ApplyImpulse(model, d, sel, v, &impulse, &out.rank);
+    const double itol = 1e-10 * std::max(1.0, impulse.size() ? impulse.cwiseAbs().maxCoeff() : 0.0);
+    // a contact pulling: release the worst
+    int worst = -1;
+    double worst_value = -itol;
+    for (int k = 0; k < ncand; k++) {
+      if (in_set[k] && impulse(sel.normal_row[k]) < worst_value) {
+        worst_value = impulse(sel.normal_row[k]);
+        worst = k;
+      }
+    }
+    if (worst >= 0) {
+      in_set[worst] = false;
+      continue;
+    }
+    // a contact left out but penetrating after the impact: add the worst
+    double worst_gap = -vtol;
+    for (int k = 0; k < ncand; k++) {
+      if (in_set[k]) continue;
+      const double vn = all.J.row(all.normal_row[k]).dot(v_plus);
+      const double vn_minus = out.normal_velocity_minus(k);
+      const double e = -vn_minus >= model.options().min_bounce_speed ? out.restitution[k] : 0.0;
+      const double target = -e * std::min(vn_minus, 0.0);
+      if (vn - target < worst_gap) {
+        worst_gap = vn - target;
+        worst = k;
+      }
+    }
+    if (worst >= 0) {
+      in_set[worst] = true;
+      continue;
+    }
+    break;
+  }
+
+  out.qvel_plus = v_plus;
+  out.nrow = sel.J.rows();
+  out.in_impulse_set = in_set;
+  out.normal_impulse.setZero(ncand);
+  out.normal_velocity_plus.resize(ncand);
+  for (int k = 0; k < ncand; k++) {
+    if (in_set[k]) out.normal_impulse(k) = std::max(0.0, impulse(sel.normal_row[k]));
+    out.normal_velocity_plus(k) = all.J.row(all.normal_row[k]).dot(v_plus);
+    if (std::abs(out.normal_velocity_plus(k)) <= vtol) out.sustained.contacts.push_back(candidates[k]);
+  }
+  out.kinetic_energy_minus = KineticEnergy(m, d, v);
+  out.kinetic_energy_plus = KineticEnergy(m, d, v_plus);
+  return out;
+}
+
+Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+                               const Eigen::VectorXd& qvel_minus,
+                               const std::vector<ContactId>& impulse_set, int* rank) {
+  mjData* d = data.main();
+  EvaluatePosition(model, d, qpos.data());
+  const ConstraintSet all = ModeConstraints(model, d, impulse_set);
+  const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
+  return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank);
+}
+
+Eigen::MatrixXd ResetJacobian::Dense() const {
+  const int nv = dv_dv.rows();
+  Eigen::MatrixXd D = Eigen::MatrixXd::Identity(2 * nv + na, 2 * nv + na);
+  D.block(nv, 0, nv, nv) = dv_dq;
+  D.block(nv, nv, nv, nv) = dv_dv;
+  return D;
+}
+
+ResetJacobian ResetJacobian::Identity(int nv, int na) {
+  ResetJacobian r;
+  r.dv_dq = Eigen::MatrixXd::Zero(nv, nv);
+  r.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
+  r.na = na;
+  return r;
+}
+
+ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x_minus,
+                                  const std::vector<ContactId>& impulse_set) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  mjData* d = data.main();
+  ResetJacobian out;
+  out.na = m->na;
+
+  // ∂v⁺/∂v⁻ in closed form: v⁺ is linear in v⁻ for a fixed S (targets use J_n v⁻ < 0)
+  EvaluatePosition(model, d, x_minus.qpos.data());
+  const ConstraintSet all = ModeConstraints(model, d, impulse_set);
+  const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
+  out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
+  const int nrow = sel.J.rows();
+  if (nrow > 0) {
+    RowMatrix JMinv(nrow, nv);
+    mj_solveM(m, d, JMinv.data(), sel.J.data(), nrow);
+    const Eigen::MatrixXd A = sel.J * JMinv.transpose();
+    // rows whose J v⁻ ≥ 0 get no restitution target
+    const Eigen::VectorXd Jv = sel.J * x_minus.qvel;
+    const Eigen::VectorXd e = AppliedRestitution(model, sel.restitution_rows, Jv);
+    const Eigen::MatrixXd rhs = (Eigen::VectorXd::Ones(nrow) + e).asDiagonal() * sel.J;
+    Eigen::MatrixXd sol(nrow, nv);
+    for (int c = 0; c < nv; c++) {
+      Eigen::VectorXd col;
+      SolvePsd(A, rhs.col(c), model.options().rank_tol, col);
+      sol.col(c) = col;
+    }
+    out.dv_dv -= JMinv.transpose() * sol;
+  }
+
+  // ∂v⁺/∂q by central differences of the impact map with S fixed
+  const double eps = model.options().fd_step;
+  out.dv_dq.resize(nv, nv);
+  Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv);
+  for (int i = 0; i < nv; i++) {
+    dq.setZero();
+    dq(i) = eps;
+    Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;
+    mj_integratePos(m, qp.data(), dq.data(), 1.0);
+    mj_integratePos(m, qm.data(), dq.data(), -1.0);
+    out.dv_dq.col(i) = (ImpactVelocity(model, data, qp, x_minus.qvel, impulse_set) -
+                        ImpactVelocity(model, data, qm, x_minus.qvel, impulse_set)) /
+                       (2 * eps);
+  }
+  return out;
+}
+
+Eigen::MatrixXd ImpactResetJacobianFD(const Model& model, Data& data, const State& x_minus,
+                                      const std::vector<ContactId>& candidates, double eps) {
+  const mjModel* m = model.mj();
+  const int n = model.ndx();
+  auto reset = [&](const State& x) {
+    State y = x;
+    y.qvel = SolveImpact(model, data, x, candidates).qvel_plus;
+    return y;
+  };
+  const State y0 = reset(x_minus);
+  Eigen::MatrixXd D(n, n);
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+  for (int i = 0; i < n; i++) {
+    e.setZero();
+    e(i) = eps;
+    const State yp = reset(Integrate(m, x_minus, e));
+    const State ym = reset(Integrate(m, x_minus, e, -1));
+    D.col(i) = (Difference(m, y0, yp) - Difference(m, y0, ym)) / (2 * eps);
+  }
+  return D;
+}
+
+Eigen::MatrixXd PlasticProjection(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+                                  const std::vector<ContactId>& contacts) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  mjData* d = data.main();
+  EvaluatePosition(model, d, qpos.data());
+  const ConstraintSet set = ModeConstraints(model, d, contacts);
+  const RowMatrix J = set.J.topRows(set.ncontact_rows);
+  Eigen::MatrixXd P = Eigen::MatrixXd::Identity(nv, nv);
+  if (J.rows() == 0) return P;
+  RowMatrix JMinv(J.rows(), nv);
+  mj_solveM(m, d, JMinv.data(), J.data(), J.rows());
+  const Eigen::MatrixXd A = J * JMinv.transpose();
+  for (int c = 0; c < nv; c++) {
+    Eigen::VectorXd col;
+    SolvePsd(A, J.col(c), model.options().rank_tol, col);
+    P.col(c) -= JMinv.transpose() * col;
+  }
+  return P;
+}
+
+Eigen::MatrixXd MassMatrix(const Model& model, Data& data, const Eigen::VectorXd& qpos) {
+  const mjModel* m = model.mj();
+  EvaluatePosition(model, data.main(), qpos.data());
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> M(m->nv, m->nv);
+  mj_fullM(m, M.data(), data.main()->qM);
+  return M;
+}
+
+}  // namespace saltation

@@ -1,0 +1,383 @@
+#include "saltation/rigid_simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "saltation/errors.h"
+#include "saltation/guards.h"
+
+namespace saltation {
+namespace {
+
+// quaternions renormalised (the RK4 stages drift off the unit sphere by O(h⁵))
+State Normalized(const mjModel* m, const State& x) {
+  State y = x;
+  mj_normalizeQuat(m, y.qpos.data());
+  return y;
+}
+
+// d/dt of (qpos, qvel, act) in ambient coordinates (nq + nv + na)
+Eigen::VectorXd AmbientRate(const Model& model, Data& data, const State& x, const Mode& mode) {
+  const mjModel* m = model.mj();
+  const int nq = m->nq, nv = m->nv, na = m->na;
+  const State xn = Normalized(m, x);
+  const ModeDynamics dyn = EvaluateMode(model, data, xn, mode);
+  Eigen::VectorXd rate(nq + nv + na);
+  QposRate(m, xn.qpos.data(), xn.qvel.data(), rate.data());
+  rate.segment(nq, nv) = dyn.qacc;
+  rate.segment(nq + nv, na) = dyn.act_dot;
+  return rate;
+}
+
+State AddAmbient(const mjModel* m, const State& x, const Eigen::VectorXd& k, double h) {
+  const int nq = m->nq, nv = m->nv, na = m->na;
+  State y = x;
+  y.qpos += h * k.head(nq);
+  y.qvel += h * k.segment(nq, nv);
+  y.act += h * k.segment(nq + nv, na);
+  return y;
+}
+
+// guards at one state: the points outside the mode, and the mode's normal forces
+struct GuardSnapshot {
+  std::vector<ContactPoint> inactive;
+  Eigen::VectorXd normal_force;
+};
+
+GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mode& mode) {
+  GuardSnapshot snap;
+  snap.normal_force = EvaluateMode(model, data, x, mode).normal_force;
+  const std::vector<ContactPoint> points = ListContacts(model, data.main());
+  const std::vector<int> match = MatchContacts(mode.contacts, points);
+  std::vector<bool> used(points.size(), false);
+  for (int i : match) {
+    if (i >= 0) used[i] = true;
+  }
+  for (size_t i = 0; i < points.size(); i++) {
+    if (!used[i]) snap.inactive.push_back(points[i]);
+  }
+  return snap;
+}
+
+// gap of the point `id` (outside the mode) at x
+double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& mode,
+                    const ContactId& id) {
+  EvaluatePosition(model, data.aux(), x.qpos.data());
+  const std::vector<ContactPoint> points = ListContacts(model, data.aux());
+  std::vector<ContactId> ids = mode.contacts;
+  ids.push_back(id);
+  const int i = MatchContacts(ids, points).back();
+  if (i < 0) {
+    throw NumericalError("contact " + ContactLabel(model, id) +
+                         " left the detection margin while its event was being located");
+  }
+  return points[i].gap;
+}
+
+// J_n v of a point at x
+double NormalVelocity(const Model& model, Data& data, const State& x, const ContactPoint& p) {
+  EvaluatePosition(model, data.aux(), x.qpos.data());
+  RowMatrix rows;
+  ContactRows(model, data.aux(), p, rows);
+  return rows.row(0).dot(x.qvel);
+}
+
+// Illinois (modified regula falsi) on φ over [a, b] with φ(a) > 0 > φ(b); returns the root and
+// the final bracket
+template <typename Phi>
+double LocateRoot(Phi phi, double a, double fa, double b, double fb, double tol, double* lo,
+                  double* hi) {
+  double c = b;
+  int side = 0;
+  for (int it = 0; it < 200 && b - a > tol; it++) {
+    c = (fa * b - fb * a) / (fa - fb);
+    const double fc = phi(c);
+    if (fc == 0) {
+      a = b = c;
+      break;
+    }
+    if (fc < 0) {
+      b = c;
+      fb = fc;
+      if (side == -1) fa /= 2;
+      side = -1;
+    } else {
+      a = c;
+      fa = fc;
+      if (side == 1) fb /= 2;
+      side = 1;
+    }
+  }
+  *lo = a;
+  *hi = b;
+  return c;
+}
+
+}  // namespace
+
+const char* EventKindName(EventKind kind) {
+  switch (kind) {
+    case EventKind::kTouchdown:
+      return "touchdown";
+    case EventKind::kLiftoff:
+      return "liftoff";
+  }
+  return "unknown";
+}
+
+State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, double h) {
+  const mjModel* m = model.mj();
+  const Eigen::VectorXd k1 = AmbientRate(model, data, x, mode);
+  const Eigen::VectorXd k2 = AmbientRate(model, data, AddAmbient(m, x, k1, h / 2), mode);
+  const Eigen::VectorXd k3 = AmbientRate(model, data, AddAmbient(m, x, k2, h / 2), mode);
+  const Eigen::VectorXd k4 = AmbientRate(model, data, AddAmbient(m, x, k3, h), mode);
+  State y = Normalized(m, AddAmbient(m, x, k1 + 2 * k2 + 2 * k3 + k4, h / 6));
+  y.time = x.time + h;
+  return y;
+}
+
+RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
+    : model_(model), options_(options), data_(model) {
+  const mjModel* m = model.mj();
+  force_tol_ = options.force_tol;
+  if (!(force_tol_ >= 0)) {
+    force_tol_ = 1e-9 * std::max(1e-6, m->stat.meanmass) * std::max(1.0, mju_norm3(m->opt.gravity));
+  }
+  if (!(options.step > 0) || !std::isfinite(options.step)) {
+    throw ConfigError("integrator step must be a positive number");
+  }
+  if (!(options.root_tol > 0)) throw ConfigError("root tolerance must be positive");
+}
+
+void RigidSimulator::SetControl(const Eigen::VectorXd& ctrl) {
+  const mjModel* m = model_.mj();
+  if (ctrl.size() != m->nu) {
+    throw ConfigError("control has " + std::to_string(ctrl.size()) + " entries, the model has " +
+                      std::to_string(m->nu) + " actuators");
+  }
+  if (!ctrl.allFinite()) throw ConfigError("control is not finite");
+  for (mjData* d : {data_.main(), data_.aux()}) mju_copy(d->ctrl, ctrl.data(), m->nu);
+}
+
+HybridState RigidSimulator::Initialize(const State& x) {
+  if (!IsFinite(x)) throw NumericalError("initial state is not finite (NaN or Inf)");
+  const Options& opt = model_.options();
+  HybridState s;
+  s.x = Normalized(model_.mj(), x);
+  EvaluatePosition(model_, data_.main(), s.x.qpos.data());
+  const std::vector<ContactPoint> points = ListContacts(model_, data_.main());
+  const double vtol = opt.velocity_tol * std::max(1.0, s.x.qvel.norm());
+  RowMatrix rows;
+  for (const ContactPoint& p : points) {
+    if (p.gap < -opt.contact_tol) {
+      throw NumericalError("initial state penetrates contact " + ContactLabel(model_, p.id) +
+                           " by " + std::to_string(-p.gap) + " m (the rigid model needs a " +
+                           "non-penetrating start)");
+    }
+    if (p.gap > opt.contact_tol) continue;
+    ContactRows(model_, data_.main(), p, rows);
+    if (std::abs(rows.row(0).dot(s.x.qvel)) <= vtol) s.mode.contacts.push_back(p.id);
+  }
+  int rank = 0;
+  ReleasePulling(s.x, s.mode, &rank);
+  return s;
+}
+
+std::vector<ContactId> RigidSimulator::ReleasePulling(const State& x, Mode& mode, int* rank) {
+  std::vector<ContactId> released;
+  while (true) {
+    const ModeDynamics dyn = EvaluateMode(model_, data_, x, mode);
+    if (rank) *rank = dyn.rank;
+    if (mode.contacts.empty()) break;
+    Eigen::Index worst;
+    const double lowest = dyn.normal_force.minCoeff(&worst);
+    if (lowest >= -force_tol_) break;
+    released.push_back(mode.contacts[worst]);
+    mode.contacts.erase(mode.contacts.begin() + worst);
+  }
+  return released;
+}
+
+double RigidSimulator::NextGridTime(double t, double t_end) const {
+  const double h = options_.step;
+  double next = grid_origin_ + (std::floor((t - grid_origin_) / h) + 1) * h;
+  if (next <= t) next += h;
+  return std::min(next, t_end);
+}
+
+void RigidSimulator::AdvanceFixedMode(HybridState& s, double t_end) {
+  grid_origin_ = s.x.time;
+  while (s.x.time < t_end) {
+    const double t_next = NextGridTime(s.x.time, t_end);
+    s.x = Rk4Step(model_, data_, s.x, s.mode, t_next - s.x.time);
+    s.x.time = t_next;
+    if (!IsFinite(s.x)) throw NumericalError("state became non-finite at t = " + std::to_string(t_next));
+  }
+}
+
+std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, int max_events) {
+  std::vector<RigidEvent> events;
+  grid_origin_ = s.x.time;
+  GuardSnapshot start = Snapshot(model_, data_, s.x, s.mode);
+  while (s.x.time < t_end) {
+    const double t_next = NextGridTime(s.x.time, t_end);
+    const double h = t_next - s.x.time;
+    State x1 = Rk4Step(model_, data_, s.x, s.mode, h);
+    x1.time = t_next;
+    if (!IsFinite(x1)) throw NumericalError("state became non-finite at t = " + std::to_string(t_next));
+    const GuardSnapshot end = Snapshot(model_, data_, x1, s.mode);
+
+    // the earliest crossing of any guard from + to − within the step
+    double best = h + 1, best_lo = 0, best_hi = 0;
+    int best_liftoff = -1;
+    ContactId best_touchdown;
+    bool touchdown = false;
+    for (const ContactPoint& p : end.inactive) {
+      if (p.gap >= 0) continue;
+      const int i = MatchContacts({p.id}, start.inactive).front();
+      if (i < 0) {
+        throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
+                             std::to_string(t_next) + " (raise the detection margin or lower the step)");
+      }
+      const ContactId id = start.inactive[i].id;
+      auto phi = [&](double tau) {
+        return TouchdownGap(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, id);
+      };
+      // touching at the step's start and approaching: the event is right there (it fell on a
+      // grid point)
+      double a = 0, fa = start.inactive[i].gap;
+      if (fa <= 0 && fa >= -model_.options().contact_tol &&
+          NormalVelocity(model_, data_, s.x, start.inactive[i]) < 0) {
+        if (0 < best) {
+          best = 0, best_lo = 0, best_hi = 0;
+          best_touchdown = id;
+          touchdown = true;
+          best_liftoff = -1;
+        }
+        continue;
+      }
+      // the bracket's positive end: the step's start, or (a contact that has just bounced off
+      // and starts at zero) the first sub-sample where it is apart
+      for (int k = 1; fa <= 0 && k < options_.rebound_samples; k++) {
+        a = h * k / options_.rebound_samples;
+        fa = phi(a);
+      }
+      if (fa <= 0) {
+        throw NumericalError("contact " + ContactLabel(model_, p.id) + " penetrates at t = " +
+                             std::to_string(t_next) + " without a detectable crossing (a rebound " +
+                             "shorter than step/" + std::to_string(options_.rebound_samples) +
+                             ": Zeno or chattering; lower the step)");
+      }
+      double lo, hi;
+      const double root = LocateRoot(phi, a, fa, h, p.gap, options_.root_tol, &lo, &hi);
+      if (root < best) {
+        best = root, best_lo = lo, best_hi = hi;
+        best_touchdown = id;
+        touchdown = true;
+        best_liftoff = -1;
+      }
+    }
+    for (int k = 0; k < end.normal_force.size(); k++) {
+      if (!(start.normal_force(k) > force_tol_ && end.normal_force(k) < -force_tol_)) continue;
+      auto phi = [&](double tau) {
+        return LiftoffGuard(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, k);
+      };
+      double lo, hi;
+      const double root = LocateRoot(phi, 0, start.normal_force(k), h, end.normal_force(k),
+                                     options_.root_tol, &lo, &hi);
+      if (root < best) {
+        best = root, best_lo = lo, best_hi = hi;
+        best_liftoff = k;
+        touchdown = false;
+      }
+    }
+
+    if (!touchdown && best_liftoff < 0) {
+      s.x = x1;
+      start = end;
+      continue;
+    }
+    HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
+    const double t0 = s.x.time;
+    RigidEvent event = touchdown ? Touchdown(at_event, best_touchdown, t0 + best_lo, t0 + best_hi)
+                                 : Liftoff(at_event, best_liftoff, t0 + best_lo, t0 + best_hi);
+    s.x = event.x_plus;
+    s.mode = event.mode_after;
+    events.push_back(std::move(event));
+    if (max_events > 0 && static_cast<int>(events.size()) >= max_events) break;
+    if (static_cast<int>(events.size()) > options_.max_events) {
+      throw NumericalError("more than " + std::to_string(options_.max_events) +
+                           " events before t = " + std::to_string(t_end) + " (Zeno or chattering?)");
+    }
+    start = Snapshot(model_, data_, s.x, s.mode);
+  }
+  return events;
+}
+
+RigidEvent RigidSimulator::Touchdown(const HybridState& s, const ContactId& id, double lo, double hi) {
+  RigidEvent ev;
+  ev.kind = EventKind::kTouchdown;
+  ev.time = s.x.time;
+  ev.bracket_lo = lo;
+  ev.bracket_hi = hi;
+  ev.mode_before = s.mode;
+  ev.x_minus = s.x;
+
+  // the point that fired, and every other point touching at the same instant
+  mjData* d = data_.main();
+  EvaluatePosition(model_, d, s.x.qpos.data());
+  const std::vector<ContactPoint> points = ListContacts(model_, d);
+  std::vector<ContactId> ids = s.mode.contacts;
+  ids.push_back(id);
+  const std::vector<int> match = MatchContacts(ids, points);
+  if (match.back() < 0) throw NumericalError("touchdown contact vanished at its event");
+  const ContactPoint trigger = points[match.back()];
+  ev.contact = trigger.id;
+  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model_, d, trigger);
+  std::vector<ContactId> candidates = s.mode.contacts;
+  candidates.push_back(trigger.id);
+  std::vector<bool> used(points.size(), false);
+  for (int i : match) {
+    if (i >= 0) used[i] = true;
+  }
+  for (size_t i = 0; i < points.size(); i++) {
+    if (!used[i] && points[i].gap <= options_.simultaneous_gap) candidates.push_back(points[i].id);
+  }
+
+  const Eigen::VectorXd f_minus = ModeVectorField(model_, data_, s.x, s.mode);
+  ev.impact = SolveImpact(model_, data_, s.x, candidates);
+  ev.x_plus = s.x;
+  ev.x_plus.qvel = ev.impact.qvel_plus;
+  ev.mode_after = ev.impact.sustained;
+  ev.released = ReleasePulling(ev.x_plus, ev.mode_after, &ev.rank_after);
+  const Eigen::VectorXd f_plus = ModeVectorField(model_, data_, ev.x_plus, ev.mode_after);
+  const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
+  const ResetJacobian reset = impulse_set.empty()
+                                  ? ResetJacobian::Identity(model_.nv(), model_.na())
+                                  : ImpactResetJacobian(model_, data_, s.x, impulse_set);
+  ev.xi = ComputeSaltation(reset, f_minus, f_plus, grad_g);
+  return ev;
+}
+
+RigidEvent RigidSimulator::Liftoff(const HybridState& s, int k, double lo, double hi) {
+  RigidEvent ev;
+  ev.kind = EventKind::kLiftoff;
+  ev.time = s.x.time;
+  ev.bracket_lo = lo;
+  ev.bracket_hi = hi;
+  ev.mode_before = s.mode;
+  ev.x_minus = s.x;
+  ev.x_plus = s.x;
+  ev.contact = s.mode.contacts[k];
+
+  const Eigen::VectorXd f_minus = ModeVectorField(model_, data_, s.x, s.mode);
+  const Eigen::VectorXd grad_g = LiftoffGuardGradient(model_, data_, s.x, s.mode, k);
+  ev.mode_after = s.mode;
+  ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
+  ev.released = ReleasePulling(ev.x_plus, ev.mode_after, &ev.rank_after);
+  const Eigen::VectorXd f_plus = ModeVectorField(model_, data_, ev.x_plus, ev.mode_after);
+  ev.xi = ComputeSaltation(ResetJacobian::Identity(model_.nv(), model_.na()), f_minus, f_plus, grad_g);
+  return ev;
+}
+
+}  // namespace saltation

@@ -1,0 +1,69 @@
+#include "saltation/saltation_matrix.h"
+
+#include <cmath>
+
+#include "saltation/errors.h"
+
+namespace saltation {
+namespace {
+
+// DΔ δx from the blocks
+Eigen::VectorXd ApplyReset(const ResetJacobian& r, const Eigen::VectorXd& dx) {
+  const int nv = r.dv_dv.rows();
+  Eigen::VectorXd y = dx;
+  y.segment(nv, nv) = r.dv_dq * dx.head(nv) + r.dv_dv * dx.segment(nv, nv);
+  return y;
+}
+
+Eigen::VectorXd ApplyResetTranspose(const ResetJacobian& r, const Eigen::VectorXd& w) {
+  const int nv = r.dv_dv.rows();
+  Eigen::VectorXd y = w;
+  y.head(nv) += r.dv_dq.transpose() * w.segment(nv, nv);
+  y.segment(nv, nv) = r.dv_dv.transpose() * w.segment(nv, nv);
+  return y;
+}
+
+}  // namespace
+
+SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
+                                 const Eigen::VectorXd& f_plus, const Eigen::VectorXd& grad_g,
+                                 double dg_dt) {
+  SaltationMatrix xi;
+  xi.reset = reset;
+  xi.f_minus = f_minus;
+  xi.f_plus = f_plus;
+  xi.grad_g = grad_g;
+  xi.dg_dt = dg_dt;
+  xi.transversality = grad_g.dot(f_minus) + dg_dt;
+  const double scale = grad_g.norm() * f_minus.norm();
+  xi.transversality_rel = scale > 0 ? std::abs(grad_g.dot(f_minus)) / scale : 0;
+  if (xi.transversality == 0 || !std::isfinite(xi.transversality)) {
+    throw NumericalError("saltation matrix undefined: transversality ∇gᵀF⁻ is zero or not finite "
+                         "(a grazing contact)");
+  }
+  xi.correction = (f_plus - ApplyReset(reset, f_minus)) / xi.transversality;
+  xi.dt_dx = -grad_g / xi.transversality;
+  if (!xi.correction.allFinite() || !reset.dv_dq.allFinite() || !reset.dv_dv.allFinite()) {
+    throw NumericalError("saltation matrix has non-finite entries");
+  }
+  return xi;
+}
+
+Eigen::MatrixXd SaltationMatrix::Dense() const {
+  return reset.Dense() + correction * grad_g.transpose();
+}
+
+Eigen::VectorXd SaltationMatrix::Apply(const Eigen::VectorXd& dx) const {
+  return ApplyReset(reset, dx) + correction * grad_g.dot(dx);
+}
+
+Eigen::VectorXd SaltationMatrix::ApplyTranspose(const Eigen::VectorXd& w) const {
+  return ApplyResetTranspose(reset, w) + grad_g * correction.dot(w);
+}
+
+double SaltationMatrix::Norm() const {
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(Dense());
+  return svd.singularValues()(0);
+}
+
+}  // namespace saltation

@@ -1,0 +1,134 @@
+// Small MJCF models used by several tests, inline so each test shows what it runs on.
+#ifndef SALTATION_TESTS_TEST_MODELS_H_
+#define SALTATION_TESTS_TEST_MODELS_H_
+
+#include <string>
+
+namespace saltation::testing {
+
+// Vertical ball on a slide joint above a plane; restitution set by the caller's <custom>.
+inline std::string VerticalBall(double restitution) {
+  return R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data=")" +
+         std::to_string(restitution) + R"("/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="ball" pos="0 0 1">
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.1" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+}
+
+// Two spheres of mass 2 and 1 on one line, no gravity, frictionless (theory.md §9 item 1). The
+// second joint's axis points along −x, so J = −[1 1] as in the worked example.
+inline const char* kTwoBlocks = R"(
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <body name="a">
+      <joint name="xa" type="slide" axis="1 0 0"/>
+      <geom name="a" type="sphere" size="0.1" mass="2" condim="1"/>
+    </body>
+    <body name="b" pos="0.5 0 0">
+      <joint name="xb" type="slide" axis="-1 0 0"/>
+      <geom name="b" type="sphere" size="0.1" mass="1" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// A frictionless ball (slide x, slide z) on top of a fixed sphere of radius 1 (curved surface:
+// the constraint bias J̇v carries the centripetal term).
+inline const char* kBallOnDome = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="dome" type="sphere" size="1" condim="1"/>
+    <body name="ball">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.1" mass="1" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// Free-joint ball with friction (condim 3) thrown onto a plane; bounces with e = 0.5.
+inline const char* kFreeBall = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1"/>
+    <body name="ball" pos="0 0 0.5">
+      <freejoint/>
+      <geom name="ball" type="sphere" size="0.1" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// Planar two-link arm (hinges about y) whose tip sphere strikes a frictionless plane; e = 0.3.
+inline const char* kTwoLinkArm = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1" condim="1"/>
+    <body name="upper" pos="0 0 0.6">
+      <joint name="shoulder" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.04" mass="1" contype="0" conaffinity="0"/>
+      <body name="lower" pos="0.5 0 0">
+        <joint name="elbow" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.035" mass="0.6" contype="0"
+              conaffinity="0"/>
+        <geom name="tip" type="sphere" pos="0.5 0 0" size="0.05" mass="0.2" condim="1"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// A box on a free joint, tilted so that one corner lands first; plastic, sticking (condim 3).
+inline const char* kTiltedBox = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1"/>
+    <body name="box" pos="0 0 0.6" euler="20 30 10">
+      <freejoint/>
+      <geom name="box" type="box" size="0.1 0.15 0.2" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// A box on a free joint landing flat: four corners at once. condim is the caller's.
+inline std::string FlatBox(int condim) {
+  return R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <default><geom condim=")" + std::to_string(condim) + R"("/></default>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1"/>
+    <body name="box" pos="0 0 0.5">
+      <freejoint/>
+      <geom name="box" type="box" size="0.1 0.15 0.2" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+}
+
+// A pendulum without any contact.
+inline const char* kPendulum = R"(
+<mujoco>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+}  // namespace saltation::testing
+
+#endif  // SALTATION_TESTS_TEST_MODELS_H_

@@ -1,0 +1,67 @@
+#include "test_util.h"
+
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+namespace saltation::testing {
+
+void MujocoTest::SetUp() { TakeMujocoWarnings(); }
+
+void MujocoTest::TearDown() {
+  for (const std::string& w : TakeMujocoWarnings()) ADD_FAILURE() << "MuJoCo warning: " << w;
+}
+
+namespace {
+
+mjModel* Compile(const std::string& xml, std::string* error) {
+  auto vfs = std::make_unique<mjVFS>();
+  mj_defaultVFS(vfs.get());
+  mj_makeEmptyFileVFS(vfs.get(), "model.xml", static_cast<int>(xml.size()));
+  const int i = mj_findFileVFS(vfs.get(), "model.xml");
+  std::memcpy(vfs->filedata[i], xml.data(), xml.size());
+  char err[1000] = "";
+  mjModel* m = mj_loadXML("model.xml", vfs.get(), err, sizeof(err));
+  mj_deleteVFS(vfs.get());
+  *error = err;
+  return m;
+}
+
+}  // namespace
+
+ModelPtr LoadModelFromString(const std::string& xml) {
+  std::string error;
+  mjModel* m = Compile(xml, &error);
+  if (!m) ADD_FAILURE() << "MJCF did not compile: " << error;
+  return ModelPtr(m);
+}
+
+std::string CompileError(const std::string& xml) {
+  std::string error;
+  ModelPtr m(Compile(xml, &error));
+  return m ? std::string() : error;
+}
+
+double RelativeError(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  return (A - B).norm() / B.norm();
+}
+
+std::string CompareReport(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const char* name_a,
+                          const char* name_b) {
+  std::ostringstream out;
+  Eigen::Index i = 0, j = 0;
+  if (A.rows() == B.rows() && A.cols() == B.cols() && A.size()) {
+    (A - B).cwiseAbs().maxCoeff(&i, &j);
+    out << "largest discrepancy at (" << i << ", " << j << "): " << name_a << " = " << A(i, j)
+        << ", " << name_b << " = " << B(i, j) << "\n";
+  }
+  const Eigen::IOFormat fmt(6, 0, ", ", "\n", "  [", "]");
+  out << name_a << " =\n" << A.format(fmt) << "\n" << name_b << " =\n" << B.format(fmt) << "\n";
+  return out.str();
+}
+
+std::string ModelPath(const std::string& name) {
+  return std::string(SALTATION_SOURCE_DIR) + "/models/" + name;
+}
+
+}  // namespace saltation::testing

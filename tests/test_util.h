@@ -1,0 +1,41 @@
+// Shared helpers of the unit tests.
+#ifndef SALTATION_TESTS_TEST_UTIL_H_
+#define SALTATION_TESTS_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+#include <string>
+
+#include "saltation/saltation.h"
+
+namespace saltation::testing {
+
+// Every test derives from this fixture: MuJoCo errors throw (the handlers are installed in
+// main), and any MuJoCo warning raised during the test fails it.
+class MujocoTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+};
+
+// Compiles an MJCF string (through a virtual file system); fails the test with MuJoCo's message.
+ModelPtr LoadModelFromString(const std::string& xml);
+
+// The MJCF compiler's error message for a string that must not compile.
+std::string CompileError(const std::string& xml);
+
+// ‖A − B‖_F / ‖B‖_F
+double RelativeError(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
+
+// A readable report of two matrices and their largest discrepancy (for failure messages).
+std::string CompareReport(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const char* name_a,
+                          const char* name_b);
+
+// Path of a file under the repository's models/ folder.
+std::string ModelPath(const std::string& name);
+
+}  // namespace saltation::testing
+
+#endif  // SALTATION_TESTS_TEST_UTIL_H_
