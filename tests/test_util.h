@@ -10,6 +10,8 @@
 
 #include "saltation/saltation.h"
 
+#include <algorithm>
+
 namespace saltation::testing {
 
 // Every test derives from this fixture: MuJoCo errors throw (the handlers are installed in

@@ -94,12 +94,12 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
   const mjModel* m = model.mj();
   mjData* d = data.main();
   EvaluatePosition(model, d, x_minus.qpos.data());
-  const ConstraintSet all = ModeConstraints(model, d, candidates);
-  const int ncand = static_cast<int>(candidates.size());
+  std::vector<ContactId> cand = candidates;
+  ConstraintSet all = ModeConstraints(model, d, cand);
+  const int ncand = static_cast<int>(cand.size());
   const Eigen::VectorXd& v = x_minus.qvel;
 
   ImpactResult out;
-  out.candidates = candidates;
   out.normal_velocity_minus.resize(ncand);
   out.restitution.resize(ncand);
   for (int k = 0; k < ncand; k++) {
@@ -114,7 +114,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
   for (int k = 0; k < ncand; k++) in_set[k] = out.normal_velocity_minus(k) <= vtol;
   Eigen::VectorXd impulse, v_plus;
   SelectedRows sel;
-  const int max_iter = 4 * ncand + 10;
+  const int max_iter = 6 * ncand + 10;
   for (out.iterations = 1;; out.iterations++) {
     if (out.iterations > max_iter) {
       throw NumericalError("impact complementarity problem did not settle in " +
@@ -133,7 +133,13 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
       }
     }
     if (worst >= 0) {
-      in_set[worst] = false;
+      if (!cand[worst].frictionless && ContactRowCount(all.points[worst]) > 1) {
+        // sticking would pull: let it slip (frictionless) before releasing it
+        cand[worst].frictionless = true;
+        all = ModeConstraints(model, d, cand);
+      } else {
+        in_set[worst] = false;
+      }
       continue;
     }
     // a contact left out but penetrating after the impact: add the worst
@@ -156,6 +162,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
     break;
   }
 
+  out.candidates = cand;
   out.qvel_plus = v_plus;
   out.nrow = sel.J.rows();
   out.in_impulse_set = in_set;
@@ -164,7 +171,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
   for (int k = 0; k < ncand; k++) {
     if (in_set[k]) out.normal_impulse(k) = std::max(0.0, impulse(sel.normal_row[k]));
     out.normal_velocity_plus(k) = all.J.row(all.normal_row[k]).dot(v_plus);
-    if (std::abs(out.normal_velocity_plus(k)) <= vtol) out.sustained.contacts.push_back(candidates[k]);
+    if (std::abs(out.normal_velocity_plus(k)) <= vtol) out.sustained.contacts.push_back(cand[k]);
   }
   out.kinetic_energy_minus = KineticEnergy(m, d, v);
   out.kinetic_energy_plus = KineticEnergy(m, d, v_plus);

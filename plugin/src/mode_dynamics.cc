@@ -18,8 +18,9 @@ ConstraintSet ModeConstraints(const Model& model, const mjData* d,
                            " has no contact point within the detection margin");
     }
     set.points.push_back(points[match[k]]);
+    if (contacts[k].frictionless) set.points.back().condim = 1;
     set.normal_row.push_back(nrow);
-    nrow += ContactRowCount(points[match[k]]);
+    nrow += ContactRowCount(set.points.back());
   }
   set.ncontact_rows = nrow;
   const RowMatrix eq = EqualityRows(model, d);

@@ -121,6 +121,8 @@ const char* EventKindName(EventKind kind) {
       return "touchdown";
     case EventKind::kLiftoff:
       return "liftoff";
+    case EventKind::kSlip:
+      return "slip";
   }
   return "unknown";
 }
@@ -192,6 +194,10 @@ std::vector<ContactId> RigidSimulator::ReleasePulling(const State& x, Mode& mode
     Eigen::Index worst;
     const double lowest = dyn.normal_force.minCoeff(&worst);
     if (lowest >= -force_tol_) break;
+    if (!mode.contacts[worst].frictionless && ContactRowCount(dyn.constraints.points[worst]) > 1) {
+      mode.contacts[worst].frictionless = true;  // sticking would pull: let it slip first
+      continue;
+    }
     released.push_back(mode.contacts[worst]);
     mode.contacts.erase(mode.contacts.begin() + worst);
   }
@@ -243,33 +249,48 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       auto phi = [&](double tau) {
         return TouchdownGap(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, id);
       };
-      // touching at the step's start and approaching: the event is right there (it fell on a
-      // grid point)
-      double a = 0, fa = start.inactive[i].gap;
-      if (fa <= 0 && fa >= -model_.options().contact_tol &&
-          NormalVelocity(model_, data_, s.x, start.inactive[i]) < 0) {
-        if (0 < best) {
-          best = 0, best_lo = 0, best_hi = 0;
-          best_touchdown = id;
-          touchdown = true;
-          best_liftoff = -1;
-        }
-        continue;
-      }
-      // the bracket's positive end: the step's start, or (a contact that has just bounced off
-      // and starts at zero) the first sub-sample where it is apart
-      for (int k = 1; fa <= 0 && k < options_.rebound_samples; k++) {
-        a = h * k / options_.rebound_samples;
-        fa = phi(a);
-      }
+      // where the guard starts decides the bracket: apart (the usual case); touching and
+      // approaching (the event fell on a grid point: it is right here); touching and bouncing
+      // away (it comes back within this step: bracket from the first sub-sample where it is
+      // apart); touching and at rest relative to the surface (a contact just released: the
+      // guard is shifted by contact_tol, so round-off drift around zero does not chatter)
+      const double tol = model_.options().contact_tol;
+      const double slow = model_.options().min_bounce_speed;
+      double a = 0, fa = start.inactive[i].gap, fb = p.gap, shift = 0;
       if (fa <= 0) {
-        throw NumericalError("contact " + ContactLabel(model_, p.id) + " penetrates at t = " +
-                             std::to_string(t_next) + " without a detectable crossing (a rebound " +
-                             "shorter than step/" + std::to_string(options_.rebound_samples) +
-                             ": Zeno or chattering; lower the step)");
+        if (fa < -tol) {
+          throw NumericalError("contact " + ContactLabel(model_, p.id) + " penetrates by " +
+                               std::to_string(-fa) + " m at t = " + std::to_string(s.x.time));
+        }
+        const double vn = NormalVelocity(model_, data_, s.x, start.inactive[i]);
+        if (vn < -slow) {
+          if (0 < best) {
+            best = 0, best_lo = 0, best_hi = 0;
+            best_touchdown = id;
+            touchdown = true;
+            best_liftoff = -1;
+          }
+          continue;
+        } else if (vn > slow) {
+          for (int k = 1; fa <= 0 && k < options_.rebound_samples; k++) {
+            a = h * k / options_.rebound_samples;
+            fa = phi(a);
+          }
+          if (fa <= 0) {
+            throw NumericalError("contact " + ContactLabel(model_, p.id) + " bounced off and back " +
+                                 "within step/" + std::to_string(options_.rebound_samples) +
+                                 " at t = " + std::to_string(s.x.time) + " (lower the step)");
+          }
+        } else {
+          if (fb >= -tol) continue;  // still within the touching tolerance
+          shift = tol;
+          fa += shift;
+          fb += shift;
+        }
       }
+      auto shifted = [&](double tau) { return phi(tau) + shift; };
       double lo, hi;
-      const double root = LocateRoot(phi, a, fa, h, p.gap, options_.root_tol, &lo, &hi);
+      const double root = LocateRoot(shifted, a, fa, h, fb, options_.root_tol, &lo, &hi);
       if (root < best) {
         best = root, best_lo = lo, best_hi = hi;
         best_touchdown = id;
@@ -373,7 +394,21 @@ RigidEvent RigidSimulator::Liftoff(const HybridState& s, int k, double lo, doubl
   const Eigen::VectorXd f_minus = ModeVectorField(model_, data_, s.x, s.mode);
   const Eigen::VectorXd grad_g = LiftoffGuardGradient(model_, data_, s.x, s.mode, k);
   ev.mode_after = s.mode;
-  ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
+  // a sticking contact first tries to slip: it stays when it still presses without friction
+  bool slips = false;
+  if (!s.mode.contacts[k].frictionless && s.mode.contacts[k].geom1 >= 0) {
+    Mode slip = s.mode;
+    slip.contacts[k].frictionless = true;
+    const ModeDynamics dyn = EvaluateMode(model_, data_, s.x, slip);
+    if (ContactRowCount(dyn.constraints.points[k]) == 1 &&
+        EvaluateMode(model_, data_, s.x, s.mode).constraints.points[k].condim > 1 &&
+        dyn.normal_force(k) > force_tol_) {
+      ev.mode_after = slip;
+      ev.kind = EventKind::kSlip;
+      slips = true;
+    }
+  }
+  if (!slips) ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
   ev.released = ReleasePulling(ev.x_plus, ev.mode_after, &ev.rank_after);
   const Eigen::VectorXd f_plus = ModeVectorField(model_, data_, ev.x_plus, ev.mode_after);
   ev.xi = ComputeSaltation(ResetJacobian::Identity(model_.nv(), model_.na()), f_minus, f_plus, grad_g);

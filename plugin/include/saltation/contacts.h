@@ -24,6 +24,10 @@ struct ContactId {
   int geom1 = -1;
   int geom2 = -1;
   Eigen::Vector3d anchor = Eigen::Vector3d::Zero();  // position in geom2's frame at identification
+  // normal row only, whatever the condim: a sticking contact that would need a pulling normal
+  // force or impulse to keep sticking is let slip, approximated as frictionless (stick–slip with
+  // Coulomb friction is not modelled yet)
+  bool frictionless = false;
 
   bool SamePair(const ContactId& o) const { return geom1 == o.geom1 && geom2 == o.geom2; }
 };

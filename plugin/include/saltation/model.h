@@ -32,7 +32,7 @@ struct Options {
   // impacts approaching slower than this (m/s) are plastic whatever the restitution, so a
   // bouncing contact settles instead of bouncing forever (the usual bounce threshold of
   // event-driven engines; Zeno detection proper belongs to the engine hook)
-  double min_bounce_speed = 1e-4;
+  double min_bounce_speed = 1e-2;
   // tangent-space step of the central differences in the configuration (∂v⁺/∂q, ∂λ/∂x)
   double fd_step = 1e-6;
 };

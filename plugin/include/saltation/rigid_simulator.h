@@ -42,7 +42,12 @@ struct SimulatorOptions {
   int rebound_samples = 16;
 };
 
-enum class EventKind { kTouchdown, kLiftoff };
+// touchdown: a contact point's distance reaches zero (impact reset);
+// liftoff: a contact's rigid normal force reaches zero and it separates (identity reset);
+// slip: a sticking contact's normal force reaches zero while the contact would still press when
+// let slip: it continues frictionless (identity reset; stick–slip with Coulomb friction is not
+// modelled yet)
+enum class EventKind { kTouchdown, kLiftoff, kSlip };
 const char* EventKindName(EventKind kind);
 
 struct HybridState {

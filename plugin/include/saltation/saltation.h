@@ -5,6 +5,7 @@
 #include "saltation/config.h"
 #include "saltation/contacts.h"
 #include "saltation/errors.h"
+#include "saltation/event_json.h"
 #include "saltation/finite_difference.h"
 #include "saltation/guards.h"
 #include "saltation/impact.h"

@@ -1,0 +1,123 @@
+#include "saltation/event_json.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace saltation {
+namespace {
+
+void Number(std::ostringstream& out, double x) {
+  if (!std::isfinite(x)) {
+    out << "null";
+    return;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", x);
+  out << buf;
+}
+
+void Vector(std::ostringstream& out, const Eigen::VectorXd& v) {
+  out << '[';
+  for (Eigen::Index i = 0; i < v.size(); i++) {
+    if (i) out << ',';
+    Number(out, v(i));
+  }
+  out << ']';
+}
+
+void Matrix(std::ostringstream& out, const Eigen::MatrixXd& A) {
+  out << '[';
+  for (Eigen::Index i = 0; i < A.rows(); i++) {
+    if (i) out << ',';
+    Vector(out, A.row(i).transpose());
+  }
+  out << ']';
+}
+
+void String(std::ostringstream& out, const std::string& s) {
+  out << '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out << '\\' << c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out << buf;
+    } else {
+      out << c;
+    }
+  }
+  out << '"';
+}
+
+void Labels(std::ostringstream& out, const Model& model, const std::vector<ContactId>& ids) {
+  out << '[';
+  for (size_t i = 0; i < ids.size(); i++) {
+    if (i) out << ',';
+    String(out, ContactLabel(model, ids[i]));
+  }
+  out << ']';
+}
+
+}  // namespace
+
+std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing_threshold) {
+  std::ostringstream out;
+  const SaltationMatrix& xi = ev.xi;
+  out << "{\"time\":";
+  Number(out, ev.time);
+  out << ",\"kind\":";
+  String(out, EventKindName(ev.kind));
+  out << ",\"geom1\":";
+  String(out, model.GeomName(ev.contact.geom1));
+  out << ",\"geom2\":";
+  String(out, model.GeomName(ev.contact.geom2));
+  out << ",\"restitution\":";
+  Number(out, model.PairRestitution(ev.contact.geom1, ev.contact.geom2));
+  out << ",\"transversality\":";
+  Number(out, xi.transversality);
+  out << ",\"transversality_rel\":";
+  Number(out, xi.transversality_rel);
+  out << ",\"grazing\":" << (xi.transversality_rel < grazing_threshold ? "true" : "false");
+  out << ",\"f_minus\":";
+  Vector(out, xi.f_minus);
+  out << ",\"f_plus\":";
+  Vector(out, xi.f_plus);
+  out << ",\"grad_g\":";
+  Vector(out, xi.grad_g);
+  out << ",\"dt_dx\":";
+  Vector(out, xi.dt_dx);
+  out << ",\"xi\":";
+  Matrix(out, xi.Dense());
+  out << ",\"xi_norm\":";
+  Number(out, xi.Norm());
+  out << ",\"dreset\":";
+  Matrix(out, xi.reset.Dense());
+  out << ",\"bracket\":[";
+  Number(out, ev.bracket_lo);
+  out << ',';
+  Number(out, ev.bracket_hi);
+  out << "],\"rank_after\":" << ev.rank_after;
+  out << ",\"mode_before\":";
+  Labels(out, model, ev.mode_before.contacts);
+  out << ",\"mode_after\":";
+  Labels(out, model, ev.mode_after.contacts);
+  out << ",\"released\":";
+  Labels(out, model, ev.released);
+  if (ev.kind == EventKind::kTouchdown) {
+    out << ",\"impact\":{\"candidates\":";
+    Labels(out, model, ev.impact.candidates);
+    out << ",\"impulse_set\":";
+    Labels(out, model, ev.impact.ImpulseSet());
+    out << ",\"rank\":" << ev.impact.rank << ",\"kinetic_energy_minus\":";
+    Number(out, ev.impact.kinetic_energy_minus);
+    out << ",\"kinetic_energy_plus\":";
+    Number(out, ev.impact.kinetic_energy_plus);
+    out << '}';
+  }
+  out << '}';
+  return out.str();
+}
+
+}  // namespace saltation

@@ -1,0 +1,155 @@
+// The `saltation` command line, run as a user runs it: good runs, output files, bad input.
+#include <gmock/gmock.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace saltation::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Result {
+  int exit_code = -1;
+  bool signaled = false;
+  std::string output;  // stdout and stderr together
+};
+
+Result RunCli(const std::string& args) {
+  const std::string cmd = "cd " SALTATION_SOURCE_DIR " && " SALTATION_CLI " " + args + " 2>&1 </dev/null";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.signaled = WIFSIGNALED(status);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/saltation_cli_" + name;
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Cli, DefaultModelRunsAndPrintsEvents) {
+  const Result r = RunCli("rigid --keyframe throw --duration 3");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("models/ball_drop.xml"));
+  EXPECT_THAT(r.output, HasSubstr("touchdown  floor/ball"));
+  EXPECT_THAT(r.output, HasSubstr("summary: 13 events (13 touchdown)"));
+  EXPECT_THAT(r.output, HasSubstr("grazing"));
+}
+
+TEST(Cli, JsonLinesLogHasOneCompleteObjectPerEvent) {
+  const std::string out = TempPath("events.jsonl");
+  std::remove(out.c_str());
+  const Result r = RunCli("rigid models/ball_drop.xml --keyframe throw --duration 1 --quiet --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("summary: 2 events"));
+  std::ifstream in(out);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    lines++;
+    EXPECT_EQ(line.front(), '{');
+    EXPECT_EQ(line.back(), '}');
+    for (const char* key : {"\"time\":", "\"kind\":\"touchdown\"", "\"geom1\":\"floor\"",
+                            "\"geom2\":\"ball\"", "\"restitution\":0.59999", "\"transversality\":",
+                            "\"transversality_rel\":", "\"grazing\":", "\"f_minus\":[",
+                            "\"f_plus\":[", "\"grad_g\":[", "\"dt_dx\":[", "\"xi\":[[", "\"xi_norm\":",
+                            "\"dreset\":[["}) {
+      EXPECT_THAT(line, HasSubstr(key));
+    }
+    // Ξ is 12 × 12 for a free body: 12 rows of 12 numbers
+    const size_t xi = line.find("\"xi\":[[");
+    const size_t end = line.find("]]", xi);
+    const std::string rows = line.substr(xi, end - xi);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), '['), 13);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), ','), 12 * 11 + 11);
+  }
+  EXPECT_EQ(lines, 2);
+}
+
+struct BadInput {
+  const char* name;
+  std::string args;
+  int exit_code;
+  std::string message;
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, ExitsNonZeroWithAClearMessage) {
+  const Result r = RunCli(GetParam().args);
+  EXPECT_FALSE(r.signaled) << r.output;
+  EXPECT_EQ(r.exit_code, GetParam().exit_code) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(GetParam().message));
+  EXPECT_THAT(r.output, Not(HasSubstr("Press Enter")));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    ::testing::Values(
+        BadInput{"NoCommand", "", 2, "no command given"},
+        BadInput{"UnknownCommand", "fly", 2, "unknown command 'fly'"},
+        BadInput{"UnknownOption", "rigid --speed 3", 2, "unknown option '--speed'"},
+        BadInput{"BadNumber", "rigid --duration abc", 2, "--duration needs a finite number, got 'abc'"},
+        BadInput{"NegativeDuration", "rigid --duration -1", 2, "--duration must be positive"},
+        BadInput{"MissingValue", "rigid --step", 2, "option --step needs a value"},
+        BadInput{"RestitutionOutOfRange", "rigid --restitution 1.5", 2, "--restitution must be in [0, 1]"},
+        BadInput{"MissingModel", "rigid /nonexistent/robot.xml", 1,
+                 "cannot read model file '/nonexistent/robot.xml'"},
+        BadInput{"MalformedModel", "rigid " + WriteFile("broken.xml", "<mujoco><worldbody><body>"), 1,
+                 "could not load"},
+        BadInput{"UnknownKeyframe", "rigid --keyframe jump", 1, "model has no keyframe 'jump'"},
+        BadInput{"BadCustomField",
+                 "rigid " + WriteFile("bad_custom.xml",
+                                      "<mujoco><custom><numeric name=\"saltation_restitution\" "
+                                      "data=\"2\"/></custom><worldbody/></mujoco>"),
+                 1, "'saltation_restitution' = 2 is not a restitution coefficient"},
+        BadInput{"Penetrating",
+                 "rigid " + WriteFile("penetrating.xml",
+                                      "<mujoco><worldbody><geom name=\"floor\" type=\"plane\" "
+                                      "size=\"1 1 .1\"/><body pos=\"0 0 0.05\"><freejoint/><geom "
+                                      "name=\"ball\" size=\"0.1\"/></body></worldbody></mujoco>"),
+                 1, "initial state penetrates contact floor/ball by 0.05"},
+        BadInput{"NanState",
+                 "rigid " + WriteFile("nan.xml",
+                                      "<mujoco><worldbody><body><joint type=\"slide\"/><geom "
+                                      "size=\"0.1\"/></body></worldbody><keyframe><key "
+                                      "qpos=\"nan\"/></keyframe></mujoco>") +
+                     " --keyframe 0",
+                 1, "initial state is not finite"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
+
+TEST(Cli, FailedRunLeavesNoOutputFile) {
+  const std::string out = TempPath("never.jsonl");
+  std::remove(out.c_str());
+  const Result r = RunCli("rigid /nonexistent.xml --out " + out);
+  EXPECT_EQ(r.exit_code, 1);
+  std::ifstream in(out);
+  EXPECT_FALSE(in.good()) << "an output file was written by a failed run";
+}
+
+TEST(Cli, HelpExitsZero) {
+  const Result r = RunCli("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("usage: saltation rigid"));
+}
+
+}  // namespace
+}  // namespace saltation::testing
