@@ -172,3 +172,37 @@ TEST_F(Impact, FlatBoxLandingIsRankDeficientButFinite) {
 
 }  // namespace
 }  // namespace saltation::testing
+
+namespace saltation::testing {
+namespace {
+
+// A planar box landing on an edge (slide x, slide z, hinge y; condim 3): both corners of the edge
+// touch at once, the y tangent rows are identically zero, and J M⁻¹ Jᵀ (6 rows) has rank 2.
+TEST_F(Impact, PlanarBoxEdgeHasZeroRowsAndReportsTheRank) {
+  ModelPtr m = LoadModelFromString(kPlanarBox);
+  Model model(m.get());
+  RigidSimulator sim(model);
+  State x;
+  x.qpos = Eigen::Vector3d(0, 0, 0.4);
+  x.qvel = Eigen::Vector3d(0.5, 0, 1.0);
+  HybridState s = sim.Initialize(x);
+  const std::vector<RigidEvent> events = sim.Advance(s, 1.0, 1);
+  ASSERT_EQ(events.size(), 1u);
+  const RigidEvent& ev = events[0];
+  EXPECT_EQ(ev.impact.candidates.size(), 2u);
+  EXPECT_EQ(ev.impact.nrow, 6);
+  EXPECT_EQ(ev.impact.rank, 2);
+  ASSERT_EQ(ev.mode_after.contacts.size(), 2u);
+  EXPECT_EQ(ev.rank_after, 2);
+  const ModeDynamics dyn = EvaluateMode(model, sim.data(), ev.x_plus, ev.mode_after);
+  EXPECT_EQ(dyn.constraints.J.rows(), 6);
+  int zero_rows = 0;  // the y tangents of the two corners
+  for (int r = 0; r < 6; r++) zero_rows += dyn.constraints.J.row(r).norm() == 0.0;
+  EXPECT_EQ(zero_rows, 2);
+  EXPECT_TRUE(dyn.qacc.allFinite());
+  // the edge stays put while the box pivots: the corners' velocities vanish after the impact
+  EXPECT_LT((dyn.constraints.J * ev.x_plus.qvel).norm(), 1e-12);
+}
+
+}  // namespace
+}  // namespace saltation::testing

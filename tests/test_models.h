@@ -118,6 +118,44 @@ inline std::string FlatBox(int condim) {
 </mujoco>)";
 }
 
+// A planar box (slide x, slide z, hinge y) landing on an edge with sticking friction (condim 3):
+// the y tangent rows are identically zero and the edge's two corners give dependent rows.
+inline const char* kPlanarBox = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1"/>
+    <body name="box" pos="0 0 0.5">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <joint name="pitch" type="hinge" axis="0 1 0"/>
+      <geom name="box" type="box" size="0.1 0.15 0.2" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// Two balls on slide joints coupled by a joint equality (z_b = z_a, a MuJoCo equality
+// constraint, rigid in every mode); only ball a reaches the floor. Restitution 0.5.
+inline const char* kCoupledBalls = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1"/>
+    <body name="a" pos="0 0 0.5">
+      <joint name="za" type="slide" axis="0 0 1"/>
+      <geom name="a" type="sphere" size="0.1" mass="1"/>
+    </body>
+    <body name="b" pos="1 0 1.5">
+      <joint name="zb" type="slide" axis="0 0 1"/>
+      <geom name="b" type="sphere" size="0.1" mass="3"/>
+    </body>
+  </worldbody>
+  <equality>
+    <joint joint1="za" joint2="zb" polycoef="0 1 0 0 0"/>
+  </equality>
+</mujoco>)";
+
 // A pendulum without any contact.
 inline const char* kPendulum = R"(
 <mujoco>
