@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "saltation/errors.h"
+#include "saltation/events.h"
 #include "saltation/guards.h"
 
 namespace saltation {
@@ -115,18 +116,6 @@ double LocateRoot(Phi phi, double a, double fa, double b, double fb, double tol,
 
 }  // namespace
 
-const char* EventKindName(EventKind kind) {
-  switch (kind) {
-    case EventKind::kTouchdown:
-      return "touchdown";
-    case EventKind::kLiftoff:
-      return "liftoff";
-    case EventKind::kSlip:
-      return "slip";
-  }
-  return "unknown";
-}
-
 State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, double h) {
   const mjModel* m = model.mj();
   const Eigen::VectorXd k1 = AmbientRate(model, data, x, mode);
@@ -141,10 +130,7 @@ State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, 
 RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
     : model_(model), options_(options), data_(model) {
   const mjModel* m = model.mj();
-  force_tol_ = options.force_tol;
-  if (!(force_tol_ >= 0)) {
-    force_tol_ = 1e-9 * std::max(1e-6, m->stat.meanmass) * std::max(1.0, mju_norm3(m->opt.gravity));
-  }
+  force_tol_ = options.force_tol >= 0 ? options.force_tol : DefaultForceTolerance(m);
   if (!(options.step > 0) || !std::isfinite(options.step)) {
     throw ConfigError("integrator step must be a positive number");
   }
@@ -180,28 +166,8 @@ HybridState RigidSimulator::Initialize(const State& x) {
     ContactRows(model_, data_.main(), p, rows);
     if (std::abs(rows.row(0).dot(s.x.qvel)) <= vtol) s.mode.contacts.push_back(p.id);
   }
-  int rank = 0;
-  ReleasePulling(s.x, s.mode, &rank);
+  ReleasePulling(model_, data_, s.x, s.mode, force_tol_, nullptr);
   return s;
-}
-
-std::vector<ContactId> RigidSimulator::ReleasePulling(const State& x, Mode& mode, int* rank) {
-  std::vector<ContactId> released;
-  while (true) {
-    const ModeDynamics dyn = EvaluateMode(model_, data_, x, mode);
-    if (rank) *rank = dyn.rank;
-    if (mode.contacts.empty()) break;
-    Eigen::Index worst;
-    const double lowest = dyn.normal_force.minCoeff(&worst);
-    if (lowest >= -force_tol_) break;
-    if (!mode.contacts[worst].frictionless && ContactRowCount(dyn.constraints.points[worst]) > 1) {
-      mode.contacts[worst].frictionless = true;  // sticking would pull: let it slip first
-      continue;
-    }
-    released.push_back(mode.contacts[worst]);
-    mode.contacts.erase(mode.contacts.begin() + worst);
-  }
-  return released;
 }
 
 double RigidSimulator::NextGridTime(double t, double t_end) const {
@@ -320,8 +286,12 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     }
     HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
     const double t0 = s.x.time;
-    RigidEvent event = touchdown ? Touchdown(at_event, best_touchdown, t0 + best_lo, t0 + best_hi)
-                                 : Liftoff(at_event, best_liftoff, t0 + best_lo, t0 + best_hi);
+    RigidEvent event =
+        touchdown ? TouchdownEvent(model_, data_, at_event.x, at_event.mode, best_touchdown,
+                                   options_.simultaneous_gap, force_tol_)
+                  : LiftoffEvent(model_, data_, at_event.x, at_event.mode, best_liftoff, force_tol_);
+    event.bracket_lo = t0 + best_lo;
+    event.bracket_hi = t0 + best_hi;
     s.x = event.x_plus;
     s.mode = event.mode_after;
     events.push_back(std::move(event));
@@ -333,86 +303,6 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     start = Snapshot(model_, data_, s.x, s.mode);
   }
   return events;
-}
-
-RigidEvent RigidSimulator::Touchdown(const HybridState& s, const ContactId& id, double lo, double hi) {
-  RigidEvent ev;
-  ev.kind = EventKind::kTouchdown;
-  ev.time = s.x.time;
-  ev.bracket_lo = lo;
-  ev.bracket_hi = hi;
-  ev.mode_before = s.mode;
-  ev.x_minus = s.x;
-
-  // the point that fired, and every other point touching at the same instant
-  mjData* d = data_.main();
-  EvaluatePosition(model_, d, s.x.qpos.data());
-  const std::vector<ContactPoint> points = ListContacts(model_, d);
-  std::vector<ContactId> ids = s.mode.contacts;
-  ids.push_back(id);
-  const std::vector<int> match = MatchContacts(ids, points);
-  if (match.back() < 0) throw NumericalError("touchdown contact vanished at its event");
-  const ContactPoint trigger = points[match.back()];
-  ev.contact = trigger.id;
-  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model_, d, trigger);
-  std::vector<ContactId> candidates = s.mode.contacts;
-  candidates.push_back(trigger.id);
-  std::vector<bool> used(points.size(), false);
-  for (int i : match) {
-    if (i >= 0) used[i] = true;
-  }
-  for (size_t i = 0; i < points.size(); i++) {
-    if (!used[i] && points[i].gap <= options_.simultaneous_gap) candidates.push_back(points[i].id);
-  }
-
-  const Eigen::VectorXd f_minus = ModeVectorField(model_, data_, s.x, s.mode);
-  ev.impact = SolveImpact(model_, data_, s.x, candidates);
-  ev.x_plus = s.x;
-  ev.x_plus.qvel = ev.impact.qvel_plus;
-  ev.mode_after = ev.impact.sustained;
-  ev.released = ReleasePulling(ev.x_plus, ev.mode_after, &ev.rank_after);
-  const Eigen::VectorXd f_plus = ModeVectorField(model_, data_, ev.x_plus, ev.mode_after);
-  const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
-  const ResetJacobian reset = impulse_set.empty()
-                                  ? ResetJacobian::Identity(model_.nv(), model_.na())
-                                  : ImpactResetJacobian(model_, data_, s.x, impulse_set);
-  ev.xi = ComputeSaltation(reset, f_minus, f_plus, grad_g);
-  return ev;
-}
-
-RigidEvent RigidSimulator::Liftoff(const HybridState& s, int k, double lo, double hi) {
-  RigidEvent ev;
-  ev.kind = EventKind::kLiftoff;
-  ev.time = s.x.time;
-  ev.bracket_lo = lo;
-  ev.bracket_hi = hi;
-  ev.mode_before = s.mode;
-  ev.x_minus = s.x;
-  ev.x_plus = s.x;
-  ev.contact = s.mode.contacts[k];
-
-  const Eigen::VectorXd f_minus = ModeVectorField(model_, data_, s.x, s.mode);
-  const Eigen::VectorXd grad_g = LiftoffGuardGradient(model_, data_, s.x, s.mode, k);
-  ev.mode_after = s.mode;
-  // a sticking contact first tries to slip: it stays when it still presses without friction
-  bool slips = false;
-  if (!s.mode.contacts[k].frictionless && s.mode.contacts[k].geom1 >= 0) {
-    Mode slip = s.mode;
-    slip.contacts[k].frictionless = true;
-    const ModeDynamics dyn = EvaluateMode(model_, data_, s.x, slip);
-    if (ContactRowCount(dyn.constraints.points[k]) == 1 &&
-        EvaluateMode(model_, data_, s.x, s.mode).constraints.points[k].condim > 1 &&
-        dyn.normal_force(k) > force_tol_) {
-      ev.mode_after = slip;
-      ev.kind = EventKind::kSlip;
-      slips = true;
-    }
-  }
-  if (!slips) ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
-  ev.released = ReleasePulling(ev.x_plus, ev.mode_after, &ev.rank_after);
-  const Eigen::VectorXd f_plus = ModeVectorField(model_, data_, ev.x_plus, ev.mode_after);
-  ev.xi = ComputeSaltation(ResetJacobian::Identity(model_.nv(), model_.na()), f_minus, f_plus, grad_g);
-  return ev;
 }
 
 }  // namespace saltation

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "saltation/contacts.h"
+#include "saltation/events.h"
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
@@ -40,32 +41,6 @@ struct SimulatorOptions {
   // sub-samples per step used to find where a contact that has just bounced off comes back
   // within the same step (its guard starts at zero, rises, and falls below zero again)
   int rebound_samples = 16;
-};
-
-// touchdown: a contact point's distance reaches zero (impact reset);
-// liftoff: a contact's rigid normal force reaches zero and it separates (identity reset);
-// slip: a sticking contact's normal force reaches zero while the contact would still press when
-// let slip: it continues frictionless (identity reset; stick–slip with Coulomb friction is not
-// modelled yet)
-enum class EventKind { kTouchdown, kLiftoff, kSlip };
-const char* EventKindName(EventKind kind);
-
-struct HybridState {
-  State x;
-  Mode mode;
-};
-
-struct RigidEvent {
-  EventKind kind = EventKind::kTouchdown;
-  double time = 0;
-  double bracket_lo = 0, bracket_hi = 0;  // times the root was bracketed between at the end
-  ContactId contact;                      // the contact whose guard fired
-  Mode mode_before, mode_after;
-  State x_minus, x_plus;
-  SaltationMatrix xi;
-  ImpactResult impact;                    // touchdown only
-  std::vector<ContactId> released;        // contacts whose force turned negative after the event
-  int rank_after = 0;                     // rank of J M⁻¹ Jᵀ in the mode after
 };
 
 // One RK4 step of length h (may be negative) of mode A's vector field.
@@ -97,10 +72,6 @@ class RigidSimulator {
  private:
   // the next grid point after t (grid anchored at grid_origin_)
   double NextGridTime(double t, double t_end) const;
-  RigidEvent Touchdown(const HybridState& s, const ContactId& id, double lo, double hi);
-  RigidEvent Liftoff(const HybridState& s, int k, double lo, double hi);
-  // removes contacts with negative normal force from the mode (most negative first)
-  std::vector<ContactId> ReleasePulling(const State& x, Mode& mode, int* rank);
 
   const Model& model_;
   SimulatorOptions options_;

@@ -6,6 +6,7 @@
 #include "saltation/contacts.h"
 #include "saltation/errors.h"
 #include "saltation/event_json.h"
+#include "saltation/events.h"
 #include "saltation/finite_difference.h"
 #include "saltation/guards.h"
 #include "saltation/impact.h"

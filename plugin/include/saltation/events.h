@@ -1,0 +1,65 @@
+// Contact events of the rigid hybrid model at a given state: what happens, the mode after, Ξ.
+// Shared by the exact event-driven integrator and the engine hook on MuJoCo's own simulation.
+#ifndef SALTATION_EVENTS_H_
+#define SALTATION_EVENTS_H_
+
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/impact.h"
+#include "saltation/mode_dynamics.h"
+#include "saltation/model.h"
+#include "saltation/saltation_matrix.h"
+#include "saltation/tangent.h"
+
+namespace saltation {
+
+struct HybridState {
+  State x;
+  Mode mode;
+};
+
+// touchdown: a contact point's distance reaches zero (impact reset);
+// liftoff: a contact's rigid normal force reaches zero and it separates (identity reset);
+// slip: a sticking contact's normal force reaches zero while the contact would still press when
+// let slip: it continues frictionless (identity reset; stick–slip with Coulomb friction is not
+// modelled yet)
+enum class EventKind { kTouchdown, kLiftoff, kSlip };
+const char* EventKindName(EventKind kind);
+
+struct RigidEvent {
+  EventKind kind = EventKind::kTouchdown;
+  double time = 0;
+  double bracket_lo = 0, bracket_hi = 0;  // times the root was bracketed between at the end
+  ContactId contact;                      // the contact whose guard fired
+  Mode mode_before, mode_after;
+  State x_minus, x_plus;
+  SaltationMatrix xi;
+  ImpactResult impact;                    // touchdown only
+  std::vector<ContactId> released;        // contacts whose force turned negative after the event
+  int rank_after = 0;                     // rank of J M⁻¹ Jᵀ in the mode after
+};
+
+// Touchdown of contact `id` (not in the mode) at x: the impact over the mode's contacts, the
+// trigger and every other point within simultaneous_gap of touching; the mode after (sustained
+// contacts whose normal force is not pulling); DΔ, F⁻, F⁺, ∇g = (J_n, 0) and Ξ.
+RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const Mode& mode,
+                          const ContactId& id, double simultaneous_gap, double force_tol);
+
+// Release of contact k of the mode at x (its normal force reached zero): a sticking contact that
+// still presses when let slip becomes frictionless (kind kSlip), otherwise it leaves the mode
+// (kLiftoff). DΔ = I, ∇g = ∂λ_n/∂x, Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻).
+RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
+                        double force_tol);
+
+// Removes from the mode every contact whose normal force at x is below −force_tol (a sticking
+// one is first let slip), most negative first; returns those removed and reports the rank.
+std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const State& x, Mode& mode,
+                                      double force_tol, int* rank);
+
+// 1e-9 × the model's mean body weight (N): below this a normal force counts as zero.
+double DefaultForceTolerance(const mjModel* m);
+
+}  // namespace saltation
+
+#endif  // SALTATION_EVENTS_H_
