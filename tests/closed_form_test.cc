@@ -145,3 +145,46 @@ TEST_F(ClosedForm, FrictionlessReleaseUnderDynamicGuardHasIdentitySaltation) {
 
 }  // namespace
 }  // namespace saltation::testing
+
+namespace saltation::testing {
+namespace {
+
+// A grid sample of λ_n inside the ±force_tol band must not hide the release (review finding):
+// with a wide band the release is still found, at the shifted guard λ_n = −force_tol.
+TEST_F(ClosedForm, ReleaseIsFoundWhenASampleFallsInsideTheForceTolerance) {
+  ModelPtr m = LoadModelFromString(kBallOnDome);
+  Model model(m.get());
+  SimulatorOptions options;
+  options.force_tol = 0.05;  // N, wide on purpose: a grid sample lands inside the band
+  RigidSimulator sim(model, options);
+  const double theta0 = 0.2;
+  HybridState s = sim.Initialize(DomeState(theta0, 0));
+  const std::vector<RigidEvent> events = sim.Advance(s, 3.0, 1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::kLiftoff);
+  const double cos_theta = events[0].x_minus.qpos(1) / events[0].x_minus.qpos.norm();
+  EXPECT_NEAR(cos_theta, 2.0 / 3 * std::cos(theta0), 2e-3);
+  EXPECT_NEAR(events[0].x_minus.qpos.norm(), 1.1, 1e-9);
+}
+
+// A touching contact that slides at the start cannot stick: it starts frictionless.
+TEST_F(ClosedForm, SlidingInitialContactStartsFrictionless) {
+  ModelPtr m = LoadModelFromString(kFreeBall);
+  Model model(m.get());
+  RigidSimulator sim(model);
+  State x;
+  x.qpos.resize(7);
+  x.qpos << 0, 0, 0.1, 1, 0, 0, 0;
+  x.qvel = Eigen::VectorXd::Zero(6);
+  x.qvel(0) = 1;
+  const HybridState s = sim.Initialize(x);
+  ASSERT_EQ(s.mode.contacts.size(), 1u);
+  EXPECT_TRUE(s.mode.contacts[0].frictionless);
+  x.qvel(0) = 0;
+  EXPECT_FALSE(sim.Initialize(x).mode.contacts[0].frictionless);
+  x.act.resize(1);
+  EXPECT_THROW(sim.Initialize(x), ConfigError);  // wrong state size: a clear error, no crash
+}
+
+}  // namespace
+}  // namespace saltation::testing

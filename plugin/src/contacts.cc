@@ -19,6 +19,7 @@ std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
   points.reserve(d->ncon);
   for (int i = 0; i < d->ncon; i++) {
     const mjContact& c = d->contact[i];
+    if (c.exclude >= 2) continue;  // fused bodies, equality-excluded, no degrees of freedom
     ContactPoint p;
     p.id.geom1 = c.geom1;
     p.id.geom2 = c.geom2;

@@ -72,6 +72,7 @@ int SolvePsd(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double tol, Eig
 }
 
 ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode) {
+  CheckSizes(model.mj(), x);
   if (!IsFinite(x)) throw NumericalError("state is not finite (NaN or Inf)");
   const mjModel* m = model.mj();
   mjData* d = data.main();

@@ -27,13 +27,26 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
     m_->pair_margin[p] += detect_margin_;
     m_->pair_gap[p] += detect_margin_;
   }
+  // Contact Override replaces every margin by o_margin but keeps the gaps: enlarge it too
+  if (m_->opt.enableflags & mjENBL_OVERRIDE) m_->opt.o_margin += detect_margin_;
   // near-contacts take contact slots: leave room for them
   m_->nconmax = std::max(m_->nconmax, 1000);
   m_->njmax = std::max(m_->njmax, 2000);
 }
 
 double Model::PairRestitution(int geom1, int geom2) const {
+  if (!pair_restitution_.empty()) {
+    auto it = pair_restitution_.find({std::min(geom1, geom2), std::max(geom1, geom2)});
+    if (it != pair_restitution_.end()) return it->second;
+  }
   return std::max(restitution_[geom1], restitution_[geom2]);
+}
+
+void Model::SetPairRestitution(int geom1, int geom2, double e) {
+  if (!std::isfinite(e) || e < 0 || e > 1) {
+    throw ConfigError("restitution " + std::to_string(e) + " is not in [0, 1]");
+  }
+  pair_restitution_[{std::min(geom1, geom2), std::max(geom1, geom2)}] = e;
 }
 
 void Model::SetRestitution(double e) {
@@ -41,6 +54,7 @@ void Model::SetRestitution(double e) {
     throw ConfigError("restitution " + std::to_string(e) + " is not in [0, 1]");
   }
   std::fill(restitution_.begin(), restitution_.end(), e);
+  pair_restitution_.clear();
 }
 
 std::string Model::GeomName(int geom) const {

@@ -148,6 +148,7 @@ void RigidSimulator::SetControl(const Eigen::VectorXd& ctrl) {
 }
 
 HybridState RigidSimulator::Initialize(const State& x) {
+  CheckSizes(model_.mj(), x);
   if (!IsFinite(x)) throw NumericalError("initial state is not finite (NaN or Inf)");
   const Options& opt = model_.options();
   HybridState s;
@@ -164,7 +165,11 @@ HybridState RigidSimulator::Initialize(const State& x) {
     }
     if (p.gap > opt.contact_tol) continue;
     ContactRows(model_, data_.main(), p, rows);
-    if (std::abs(rows.row(0).dot(s.x.qvel)) <= vtol) s.mode.contacts.push_back(p.id);
+    if (std::abs(rows.row(0).dot(s.x.qvel)) > vtol) continue;
+    ContactId id = p.id;
+    // a touching contact that slides cannot start sticking: it slips (frictionless)
+    if (rows.rows() > 1 && (rows.bottomRows(rows.rows() - 1) * s.x.qvel).norm() > vtol) id.frictionless = true;
+    s.mode.contacts.push_back(id);
   }
   ReleasePulling(model_, data_, s.x, s.mode, force_tol_, nullptr);
   return s;
@@ -215,6 +220,12 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       auto phi = [&](double tau) {
         return TouchdownGap(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, id);
       };
+      // the tracked point itself must end penetrating (nearest-anchor matching could pair the
+      // end point with another point of the same pair)
+      if (phi(h) >= 0) {
+        throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
+                             std::to_string(t_next) + " (raise the detection margin or lower the step)");
+      }
       // where the guard starts decides the bracket: apart (the usual case); touching and
       // approaching (the event fell on a grid point: it is right here); touching and bouncing
       // away (it comes back within this step: bracket from the first sub-sample where it is
@@ -265,13 +276,18 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       }
     }
     for (int k = 0; k < end.normal_force.size(); k++) {
-      if (!(start.normal_force(k) > force_tol_ && end.normal_force(k) < -force_tol_)) continue;
-      auto phi = [&](double tau) {
-        return LiftoffGuard(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, k);
-      };
-      double lo, hi;
-      const double root = LocateRoot(phi, 0, start.normal_force(k), h, end.normal_force(k),
-                                     options_.root_tol, &lo, &hi);
+      // fires once the force is clearly pulling; a start inside the ±force_tol band brackets the
+      // shifted guard λ + force_tol, so a sample landing in the band cannot hide the release
+      if (!(end.normal_force(k) < -force_tol_)) continue;
+      const double shift = start.normal_force(k) > 0 ? 0.0 : force_tol_;
+      double lo = 0, hi = 0, root = 0;
+      if (start.normal_force(k) + shift > 0) {
+        auto phi = [&](double tau) {
+          return LiftoffGuard(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, k) + shift;
+        };
+        root = LocateRoot(phi, 0, start.normal_force(k) + shift, h, end.normal_force(k) + shift,
+                          options_.root_tol, &lo, &hi);
+      }
       if (root < best) {
         best = root, best_lo = lo, best_hi = hi;
         best_liftoff = k;

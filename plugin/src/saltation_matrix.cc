@@ -62,6 +62,7 @@ Eigen::VectorXd SaltationMatrix::ApplyTranspose(const Eigen::VectorXd& w) const 
 }
 
 double SaltationMatrix::Norm() const {
+  if (ndx() == 0) return 0;
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(Dense());
   return svd.singularValues()(0);
 }

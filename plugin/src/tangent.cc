@@ -1,6 +1,9 @@
 #include "saltation/tangent.h"
 
 #include <cmath>
+#include <string>
+
+#include "saltation/errors.h"
 
 namespace saltation {
 
@@ -66,6 +69,15 @@ void QposRate(const mjModel* m, const double* qpos, const double* qvel, double* 
       default:
         qpos_rate[qa] = qvel[va];
     }
+  }
+}
+
+void CheckSizes(const mjModel* m, const State& x) {
+  if (x.qpos.size() != m->nq || x.qvel.size() != m->nv || x.act.size() != m->na) {
+    throw ConfigError("state sizes (qpos " + std::to_string(x.qpos.size()) + ", qvel " +
+                      std::to_string(x.qvel.size()) + ", act " + std::to_string(x.act.size()) +
+                      ") do not match the model (nq " + std::to_string(m->nq) + ", nv " +
+                      std::to_string(m->nv) + ", na " + std::to_string(m->na) + ")");
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,8 @@ class Model {
   double PairRestitution(int geom1, int geom2) const;
   // overrides every geom's restitution (e.g. from a command-line option); ConfigError if not in [0, 1]
   void SetRestitution(double e);
+  // overrides one geom pair's restitution (e.g. a measured effective value); ConfigError if not in [0, 1]
+  void SetPairRestitution(int geom1, int geom2, double e);
 
   // the geom's name, or "#id" when it has none
   std::string GeomName(int geom) const;
@@ -75,6 +78,7 @@ class Model {
   Options options_;
   double detect_margin_ = 0;
   std::vector<double> restitution_;
+  std::map<std::pair<int, int>, double> pair_restitution_;
 };
 
 // Per-thread workspaces for a Model.

@@ -41,6 +41,9 @@ Eigen::VectorXd Difference(const mjModel* m, const State& x, const State& y);
 // and a free joint's position gets the world-frame linear velocity.
 void QposRate(const mjModel* m, const double* qpos, const double* qvel, double* qpos_rate);
 
+// ConfigError unless qpos, qvel and act have the model's sizes nq, nv, na.
+void CheckSizes(const mjModel* m, const State& x);
+
 // True when every entry of the state is finite.
 bool IsFinite(const State& x);
 
