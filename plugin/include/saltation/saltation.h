@@ -9,6 +9,7 @@
 #include "saltation/events.h"
 #include "saltation/finite_difference.h"
 #include "saltation/guards.h"
+#include "saltation/hook.h"
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"

@@ -1,0 +1,181 @@
+// Engine hook: MuJoCo's own (compliant) simulation stepped exactly as mj_step, with the rigid
+// hybrid bookkeeping alongside (theory.md §3–§8).
+//
+// MuJoCo 2.2 has no plugin registry and its global callbacks fire on every internal evaluation,
+// so the hook wraps the step: Hook::Step(d) calls mj_step(m, d) once — the physics is bitwise what
+// plain mj_step gives — and then looks at the contacts MuJoCo computed. Attaching enlarges margin
+// and gap together on the geoms for which that is exact (pairs of planes, spheres, capsules and
+// boxes), so MuJoCo reports near-contacts with their distance at no extra cost; other pairs are
+// listed by untracked_pairs() and still detected, one step later and only once they touch.
+//
+// Because mjData's contact list after mj_step describes the state at the START of that step, the
+// crossing of a guard inside [t_{k−1}, t_k] is known after step k+1: events are reported one step
+// late, each localised inside its step by re-simulating MuJoCo sub-steps from the saved state of
+// t_{k−1} and bracketing the guard's zero (Illinois). Ξ is the rigid model's at the localised
+// MuJoCo state, computed by the same functions the exact integrator uses (events.h).
+//
+// Make the mjData AFTER constructing the Hook (near-contacts take contact slots: nconmax).
+#ifndef SALTATION_HOOK_H_
+#define SALTATION_HOOK_H_
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "saltation/events.h"
+#include "saltation/model.h"
+
+namespace saltation {
+
+// What the hook propagates alongside the simulation, chosen at attach time.
+enum class Propagation {
+  kEvents,     // events and their Ξ only (cheapest)
+  kRigid,      // + Φ of the rigid hybrid model: per-step Jacobian of the mode flow, Ξ at events
+  kCompliant,  // + Φ of MuJoCo's own step: product of mjd_transitionFD Jacobians
+  kBoth,       // both, for comparison
+};
+const char* PropagationName(Propagation p);
+Propagation ParsePropagation(const std::string& name);  // "events", "rigid", "compliant", "both"
+
+// Where the rigid model takes restitution from.
+enum class RestitutionSource {
+  kModel,     // the <custom> fields (config.h)
+  kOverride,  // one value for every contact
+  kAuto,      // per geom pair, the effective restitution measured on MuJoCo's soft contact
+};
+
+struct HookOptions {
+  Propagation propagation = Propagation::kEvents;
+  bool covariance = false;               // also propagate P (needs the rigid Φ; forces kRigid)
+  double process_noise = 0;              // Q = process_noise · dt · I per step, and at events
+  double initial_covariance = 0;         // P₀ = initial_covariance · I
+  double grazing_threshold = 0.01;       // dimensionless transversality below this: grazing
+  double near_miss_distance = -1;        // m; < 0: 10% of the detection margin
+  double simultaneous_time = 1e-6;       // s: crossings closer than this form one group
+  RestitutionSource restitution = RestitutionSource::kModel;
+  double restitution_override = 0;
+  double release_gap = -1;               // m: an active contact further apart than this has
+                                         // separated in MuJoCo (kinematic release); < 0: 1 mm
+  int zeno_min_intervals = 3;            // geometric bounce intervals needed to call Zeno
+  double zeno_ratio_tolerance = 0.05;    // spread allowed between successive interval ratios
+  int chatter_steps = 3;                 // onset and release of one contact this close: chatter
+  double fd_eps = 1e-6;                  // mjd_transitionFD step
+  Options model;                         // rigid model options (detection margin, tolerances)
+};
+
+// One record of the event stream.
+struct HookEvent {
+  std::string kind;        // touchdown, liftoff, slip, graze (a grazing touchdown), near_miss,
+                           // simultaneous, zeno, chatter, restitution
+  double time = 0;
+  double bracket_lo = 0, bracket_hi = 0;
+  ContactId contact;
+  double restitution = 0;  // used by the rigid model for this event (restitution: measured)
+  bool has_xi = false;     // touchdown, liftoff, slip, graze: `rigid` holds Ξ and the reset
+  RigidEvent rigid;
+  bool grazing = false;
+  bool proxy = false;      // a release declared by the kinematic proxy (gap > release_gap)
+  int group = -1;          // simultaneous group id, −1 when alone
+  double order_spread = 0; // simultaneous: ‖C₁ − C₂‖ / max ‖Cᵢ‖ over the two orderings
+  Eigen::MatrixXd composite_first, composite_reverse;  // simultaneous: Ξₙ⋯Ξ₁ per ordering
+  double min_gap = 0;                     // near_miss: the guard's smallest value (m)
+  double accumulation_time = 0;           // zeno: predicted accumulation time (s)
+  double ratio = 0;                       // zeno: interval ratio
+  double normal_velocity_minus = 0;       // restitution: approach speed (m/s)
+  double normal_velocity_plus = 0;        // restitution: separation speed (m/s)
+};
+
+class Hook {
+ public:
+  // Attaches to m (adjusts margins and gaps where exact; restored on destruction).
+  explicit Hook(mjModel* m, const HookOptions& options = {});
+  ~Hook();
+  Hook(const Hook&) = delete;
+  Hook& operator=(const Hook&) = delete;
+
+  // Starts the bookkeeping at d's state: the mode (resting contacts), Φ = I, P = P₀. Called by
+  // the first Step automatically.
+  void Reset(const mjData* d);
+
+  // One mj_step(m, d), then the bookkeeping. Events found are appended to events() and passed to
+  // on_event as they are found.
+  void Step(mjData* d);
+
+  std::function<void(const HookEvent&)> on_event;
+
+  const std::vector<HookEvent>& events() const { return events_; }
+  const Mode& mode() const { return mode_; }
+  const Model& rigid_model() const { return *model_; }
+  const HookOptions& options() const { return options_; }
+  // pairs of geom types for which near-contacts cannot be reported exactly ("ellipsoid/box", …)
+  const std::vector<std::string>& untracked_pairs() const { return untracked_; }
+
+  // Accumulated Φ(t ← t0) over the steps processed so far, as scale · matrix with
+  // scale = exp(log_scale) (kept apart so long products do not overflow). Empty when not
+  // propagated. t is phi_time(), one step behind the simulation.
+  const Eigen::MatrixXd& phi_rigid() const { return phi_rigid_; }
+  double phi_rigid_log_scale() const { return phi_rigid_log_; }
+  const Eigen::MatrixXd& phi_compliant() const { return phi_compliant_; }
+  double phi_compliant_log_scale() const { return phi_compliant_log_; }
+  double phi_t0() const { return phi_t0_; }
+  double phi_time() const { return phi_time_; }
+  // covariance through Ξ, and through DΔ alone for contrast (empty unless options.covariance)
+  const Eigen::MatrixXd& covariance() const { return cov_; }
+  const Eigen::MatrixXd& covariance_dreset() const { return cov_dreset_; }
+
+  // measured effective restitution of a geom pair (−1 when not measured yet)
+  double EffectiveRestitution(int geom1, int geom2) const;
+
+ private:
+  struct Saved;           // a MuJoCo state with everything mj_step reads
+  struct Guards;          // guard values at one step
+  struct Tracking;        // per-contact history (Zeno, chatter, effective restitution)
+  struct Crossing;
+
+  void Capture(const mjData* d, Saved& s) const;
+  void Resimulate(const Saved& from, double h, mjData* out) const;
+  State StateOf(const mjData* d) const;
+  Guards Evaluate(const mjData* d, const Guards* previous, double dt);
+  std::vector<Crossing> Detect(const Guards& before, const Guards& after);
+  void Localize(Crossing& c, double dt);
+  std::vector<HookEvent> Process(std::vector<Crossing>& crossings, double dt);
+  RigidEvent ProxyRelease(const State& x, int k);
+  void EmitSimultaneous(const std::vector<HookEvent>& step_events);
+  void NearMisses(const Guards& g2, const Guards& g1, const Guards& g0);
+  void Emit(HookEvent ev);
+  void UpdateTracking(const HookEvent& ev);
+  void Propagate(const std::vector<HookEvent>& step_events, const Mode& mode_before, double dt);
+  void MeasureRestitution(const mjData* d);
+
+  mjModel* m_;
+  HookOptions options_;
+  std::vector<double> saved_margin_, saved_gap_, saved_pair_margin_, saved_pair_gap_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Data> data_;
+  ModelPtr sub_model_;     // copy of m for re-simulated sub-steps
+  DataPtr sub_data_;       // scratch for re-simulation and mjd_transitionFD
+  std::vector<std::string> untracked_;
+  double force_tol_ = 0;
+
+  bool started_ = false;
+  Mode mode_;
+  std::unique_ptr<Saved> prev_, cur_;
+  std::unique_ptr<Guards> prev_guards_, prev2_guards_;
+  std::vector<HookEvent> events_;
+  std::map<std::string, std::unique_ptr<Tracking>> tracking_;
+  std::map<std::pair<int, int>, double> effective_restitution_;
+  int group_counter_ = 0;
+  long step_index_ = 0;
+
+  Eigen::MatrixXd phi_rigid_, phi_compliant_, cov_, cov_dreset_;
+  double phi_rigid_log_ = 0, phi_compliant_log_ = 0, phi_t0_ = 0, phi_time_ = 0;
+};
+
+}  // namespace saltation
+
+#endif  // SALTATION_HOOK_H_

@@ -1,0 +1,773 @@
+#include "saltation/hook.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "saltation/errors.h"
+#include "saltation/guards.h"
+
+namespace saltation {
+
+// a MuJoCo state with everything mj_step reads from mjData
+struct Hook::Saved {
+  double time = 0;
+  Eigen::VectorXd qpos, qvel, act, warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat;
+};
+
+// guard values at one step's start state x_k (read from MuJoCo's own contact list)
+struct Hook::Guards {
+  double time = 0;
+  std::vector<ContactPoint> inactive;  // tracked points outside the mode
+  std::vector<ContactId> mode_ids;     // the mode the next fields refer to
+  std::vector<double> mode_gap;        // gap of each mode contact (+inf when MuJoCo lost it)
+  Eigen::VectorXd force;               // rigid λ_n of each mode contact (J̇v by differences)
+  RowMatrix J;                         // the mode's rows
+  bool force_valid = false;
+};
+
+// per geom-pair history
+struct Hook::Tracking {
+  std::vector<double> touchdowns;      // times of touchdowns reported
+  bool zeno = false;
+  double zeno_until = -1;
+  long last_onset_step = -1000, last_release_step = -1000;
+  bool chattering = false;
+  bool measuring = false;              // effective restitution under way
+  double vn_minus = 0;
+  long measure_start = 0;
+};
+
+struct Hook::Crossing {
+  enum Type { kTouchdown, kLiftoff, kRelease } type = kTouchdown;
+  ContactId id;
+  int k = -1;          // mode index for liftoff / release
+  double g0 = 0, g1 = 0;
+  double s = 0, lo = 0, hi = 0;
+  bool valid = true;
+};
+
+namespace {
+
+bool ExactType(int t) {
+  return t == mjGEOM_PLANE || t == mjGEOM_SPHERE || t == mjGEOM_CAPSULE || t == mjGEOM_BOX;
+}
+
+// margin = gap enlargement is exact (bitwise-identical physics) for this pair of geom types
+bool ExactPair(int t1, int t2) {
+  if (t1 == mjGEOM_PLANE || t2 == mjGEOM_PLANE) return true;
+  return ExactType(t1) && ExactType(t2);
+}
+
+// MuJoCo may generate contacts between these two geoms
+bool MayCollide(const mjModel* m, int g1, int g2) {
+  const int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+  if (b1 == b2) return false;
+  if (m->body_weldid[b1] == m->body_weldid[b2]) return false;
+  return (m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]);
+}
+
+std::string PairKey(const ContactId& id) {
+  return std::to_string(std::min(id.geom1, id.geom2)) + "/" + std::to_string(std::max(id.geom1, id.geom2));
+}
+
+// keeps a long product finite: A = exp(log_scale) · A
+void Renormalize(Eigen::MatrixXd& A, double& log_scale) {
+  const double n = A.cwiseAbs().maxCoeff();
+  if (n > 1e50 || (n > 0 && n < 1e-50)) {
+    A /= n;
+    log_scale += std::log(n);
+  }
+}
+
+// exp(h·A) to third order (the per-step transition of a linear flow)
+Eigen::MatrixXd StepTransition(const Eigen::MatrixXd& A, double h) {
+  const Eigen::MatrixXd hA = h * A;
+  return Eigen::MatrixXd::Identity(A.rows(), A.cols()) + hA * (Eigen::MatrixXd::Identity(A.rows(), A.cols()) + hA / 2 * (Eigen::MatrixXd::Identity(A.rows(), A.cols()) + hA / 3));
+}
+
+}  // namespace
+
+const char* PropagationName(Propagation p) {
+  switch (p) {
+    case Propagation::kEvents:
+      return "events";
+    case Propagation::kRigid:
+      return "rigid";
+    case Propagation::kCompliant:
+      return "compliant";
+    case Propagation::kBoth:
+      return "both";
+  }
+  return "?";
+}
+
+Propagation ParsePropagation(const std::string& name) {
+  if (name == "events") return Propagation::kEvents;
+  if (name == "rigid") return Propagation::kRigid;
+  if (name == "compliant") return Propagation::kCompliant;
+  if (name == "both") return Propagation::kBoth;
+  throw ConfigError("propagation must be events, rigid, compliant or both, not '" + name + "'");
+}
+
+Hook::Hook(mjModel* m, const HookOptions& options) : m_(m), options_(options) {
+  if (!m) throw ConfigError("no model given");
+  if (options_.covariance && options_.propagation == Propagation::kEvents) options_.propagation = Propagation::kRigid;
+  if (options_.covariance && options_.propagation == Propagation::kCompliant) options_.propagation = Propagation::kBoth;
+  if (options_.restitution == RestitutionSource::kOverride &&
+      !(options_.restitution_override >= 0 && options_.restitution_override <= 1)) {
+    throw ConfigError("restitution override must be in [0, 1]");
+  }
+  if (!(options_.grazing_threshold >= 0)) throw ConfigError("grazing threshold must be non-negative");
+  if (!(options_.simultaneous_time >= 0)) throw ConfigError("simultaneous time must be non-negative");
+
+  model_ = std::make_unique<Model>(m, options_.model);
+  if (options_.restitution == RestitutionSource::kOverride) model_->SetRestitution(options_.restitution_override);
+  data_ = std::make_unique<Data>(*model_);
+  force_tol_ = DefaultForceTolerance(m);
+  if (options_.near_miss_distance < 0) options_.near_miss_distance = 0.1 * model_->detect_margin();
+  if (options_.release_gap < 0) options_.release_gap = 1e-3;
+
+  // enlarge margin and gap together on the geoms whose every possible partner is an exact pair
+  const double delta = model_->detect_margin();
+  saved_margin_.assign(m->geom_margin, m->geom_margin + m->ngeom);
+  saved_gap_.assign(m->geom_gap, m->geom_gap + m->ngeom);
+  saved_pair_margin_.assign(m->pair_margin, m->pair_margin + m->npair);
+  saved_pair_gap_.assign(m->pair_gap, m->pair_gap + m->npair);
+  const bool override_margin = m->opt.enableflags & mjENBL_OVERRIDE;
+  std::vector<bool> enlarge(m->ngeom, !override_margin);
+  for (int g = 0; g < m->ngeom; g++) {
+    for (int h = 0; h < m->ngeom && enlarge[g]; h++) {
+      if (h == g || !MayCollide(m, g, h)) continue;
+      const bool same_surface = m->geom_margin[h] == m->geom_margin[g] && m->geom_gap[h] == m->geom_gap[g];
+      if (!ExactPair(m->geom_type[g], m->geom_type[h]) || !same_surface) enlarge[g] = false;
+    }
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    for (int h = g + 1; h < m->ngeom; h++) {
+      if (!MayCollide(m, g, h) || enlarge[g] || enlarge[h]) continue;
+      const std::string name = std::string(override_margin ? "(contact override) " : "") +
+                               model_->GeomName(g) + "/" + model_->GeomName(h);
+      untracked_.push_back(name);
+    }
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    if (!enlarge[g]) continue;
+    m->geom_margin[g] += delta;
+    m->geom_gap[g] += delta;
+  }
+  for (int p = 0; p < m->npair; p++) {
+    if (!ExactPair(m->geom_type[m->pair_geom1[p]], m->geom_type[m->pair_geom2[p]])) continue;
+    m->pair_margin[p] += delta;
+    m->pair_gap[p] += delta;
+  }
+
+  sub_model_.reset(mj_copyModel(nullptr, m));
+  sub_data_.reset(mj_makeData(sub_model_.get()));
+  prev_ = std::make_unique<Saved>();
+  cur_ = std::make_unique<Saved>();
+}
+
+Hook::~Hook() {
+  std::copy(saved_margin_.begin(), saved_margin_.end(), m_->geom_margin);
+  std::copy(saved_gap_.begin(), saved_gap_.end(), m_->geom_gap);
+  std::copy(saved_pair_margin_.begin(), saved_pair_margin_.end(), m_->pair_margin);
+  std::copy(saved_pair_gap_.begin(), saved_pair_gap_.end(), m_->pair_gap);
+}
+
+void Hook::Capture(const mjData* d, Saved& s) const {
+  const mjModel* m = m_;
+  s.time = d->time;
+  s.qpos = Eigen::Map<const Eigen::VectorXd>(d->qpos, m->nq);
+  s.qvel = Eigen::Map<const Eigen::VectorXd>(d->qvel, m->nv);
+  s.act = Eigen::Map<const Eigen::VectorXd>(d->act, m->na);
+  s.warmstart = Eigen::Map<const Eigen::VectorXd>(d->qacc_warmstart, m->nv);
+  s.ctrl = Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu);
+  s.qfrc_applied = Eigen::Map<const Eigen::VectorXd>(d->qfrc_applied, m->nv);
+  s.xfrc_applied = Eigen::Map<const Eigen::VectorXd>(d->xfrc_applied, 6 * m->nbody);
+  s.mocap_pos = Eigen::Map<const Eigen::VectorXd>(d->mocap_pos, 3 * m->nmocap);
+  s.mocap_quat = Eigen::Map<const Eigen::VectorXd>(d->mocap_quat, 4 * m->nmocap);
+}
+
+void Hook::Resimulate(const Saved& from, double h, mjData* out) const {
+  const mjModel* m = sub_model_.get();
+  out->time = from.time;
+  Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = from.qpos;
+  Eigen::Map<Eigen::VectorXd>(out->qvel, m->nv) = from.qvel;
+  Eigen::Map<Eigen::VectorXd>(out->act, m->na) = from.act;
+  Eigen::Map<Eigen::VectorXd>(out->qacc_warmstart, m->nv) = from.warmstart;
+  Eigen::Map<Eigen::VectorXd>(out->ctrl, m->nu) = from.ctrl;
+  Eigen::Map<Eigen::VectorXd>(out->qfrc_applied, m->nv) = from.qfrc_applied;
+  Eigen::Map<Eigen::VectorXd>(out->xfrc_applied, 6 * m->nbody) = from.xfrc_applied;
+  Eigen::Map<Eigen::VectorXd>(out->mocap_pos, 3 * m->nmocap) = from.mocap_pos;
+  Eigen::Map<Eigen::VectorXd>(out->mocap_quat, 4 * m->nmocap) = from.mocap_quat;
+  sub_model_->opt.timestep = h;
+  mj_step(sub_model_.get(), out);
+  sub_model_->opt.timestep = m_->opt.timestep;
+}
+
+State Hook::StateOf(const mjData* d) const { return StateFromData(m_, d); }
+
+void Hook::Reset(const mjData* d) {
+  const mjModel* m = m_;
+  started_ = true;
+  events_.clear();
+  tracking_.clear();
+  prev_guards_.reset();
+  prev2_guards_.reset();
+  step_index_ = 0;
+  Capture(d, *prev_);
+  for (mjData* w : {data_->main(), data_->aux()}) mju_copy(w->ctrl, d->ctrl, m->nu);
+
+  // the initial mode: touching, resting contacts whose rigid normal force presses
+  const State x = StateOf(d);
+  mode_.contacts.clear();
+  EvaluatePosition(*model_, data_->main(), x.qpos.data());
+  const std::vector<ContactPoint> points = ListContacts(*model_, data_->main());
+  RowMatrix rows;
+  for (const ContactPoint& p : points) {
+    if (p.gap > options_.release_gap) continue;
+    ContactRows(*model_, data_->main(), p, rows);
+    if (std::abs(rows.row(0).dot(x.qvel)) <= std::max(model_->options().min_bounce_speed, 1e-3)) {
+      mode_.contacts.push_back(p.id);
+    }
+  }
+  ReleasePulling(*model_, *data_, x, mode_, force_tol_, nullptr);
+
+  const int n = TangentDim(m);
+  phi_t0_ = phi_time_ = d->time;
+  phi_rigid_log_ = phi_compliant_log_ = 0;
+  const bool rigid = options_.propagation == Propagation::kRigid || options_.propagation == Propagation::kBoth;
+  const bool compliant = options_.propagation == Propagation::kCompliant || options_.propagation == Propagation::kBoth;
+  phi_rigid_ = rigid ? Eigen::MatrixXd::Identity(n, n) : Eigen::MatrixXd();
+  phi_compliant_ = compliant ? Eigen::MatrixXd::Identity(n, n) : Eigen::MatrixXd();
+  if (options_.covariance) {
+    cov_ = options_.initial_covariance * Eigen::MatrixXd::Identity(n, n);
+    cov_dreset_ = cov_;
+  } else {
+    cov_.resize(0, 0);
+    cov_dreset_.resize(0, 0);
+  }
+}
+
+Hook::Guards Hook::Evaluate(const mjData* d, const Guards* previous, double dt) {
+  Guards g;
+  g.time = cur_->time;
+  const std::vector<ContactPoint> points = ListContacts(*model_, d);
+  const std::vector<int> match = MatchContacts(mode_.contacts, points);
+  std::vector<bool> used(points.size(), false);
+  for (int i : match) {
+    if (i >= 0) used[i] = true;
+  }
+  for (size_t i = 0; i < points.size(); i++) {
+    if (!used[i]) g.inactive.push_back(points[i]);
+  }
+  g.mode_ids = mode_.contacts;
+  g.mode_gap.resize(match.size());
+  for (size_t k = 0; k < match.size(); k++) {
+    g.mode_gap[k] = match[k] >= 0 ? points[match[k]].gap : std::numeric_limits<double>::infinity();
+  }
+  if (mode_.contacts.empty()) return g;
+  bool all_found = std::all_of(match.begin(), match.end(), [](int i) { return i >= 0; });
+  if (!all_found) return g;
+
+  // rigid normal forces from MuJoCo's own evaluation at x_k: M's factor, qacc_smooth, the rows;
+  // the bias J̇v by a difference of the rows over the last step (the exact guard is recomputed
+  // when a sign change is localised)
+  ConstraintSet set = ModeConstraints(*model_, d, mode_.contacts);
+  g.J = set.J;
+  const int nrow = set.J.rows(), nv = m_->nv;
+  RowMatrix JMinv(nrow, nv);
+  mj_solveM(m_, const_cast<mjData*>(d), JMinv.data(), set.J.data(), nrow);
+  const Eigen::MatrixXd A = set.J * JMinv.transpose();
+  Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
+  Eigen::VectorXd bias = Eigen::VectorXd::Zero(nrow);
+  if (previous && previous->mode_ids.size() == mode_.contacts.size() && previous->J.rows() == nrow &&
+      previous->force_valid) {
+    bias = (set.J - previous->J) * cur_->qvel / dt;
+  }
+  Eigen::VectorXd lambda;
+  SolvePsd(A, -(set.J * a_s + bias), model_->options().rank_tol, lambda);
+  g.force.resize(mode_.contacts.size());
+  for (size_t k = 0; k < mode_.contacts.size(); k++) g.force(k) = lambda(set.normal_row[k]);
+  g.force_valid = true;
+  return g;
+}
+
+std::vector<Hook::Crossing> Hook::Detect(const Guards& before, const Guards& after) {
+  std::vector<Crossing> out;
+  for (const ContactPoint& p : after.inactive) {
+    if (p.gap >= 0) continue;
+    const int i = MatchContacts({p.id}, before.inactive).front();
+    // untracked pairs appear only once they touch: their guard was positive before
+    const double g0 = i >= 0 ? before.inactive[i].gap : model_->detect_margin();
+    if (g0 <= 0) continue;  // already negative: not a crossing from + to −
+    Tracking* t = tracking_.count(PairKey(p.id)) ? tracking_[PairKey(p.id)].get() : nullptr;
+    // hysteresis: a contact released a moment ago must come clearly apart before it re-arms
+    if (t && step_index_ - t->last_release_step <= options_.chatter_steps && g0 < options_.release_gap) continue;
+    Crossing c;
+    c.type = Crossing::kTouchdown;
+    c.id = i >= 0 ? before.inactive[i].id : p.id;
+    c.g0 = g0;
+    c.g1 = p.gap;
+    out.push_back(c);
+  }
+  if (before.force_valid && after.force_valid && before.mode_ids.size() == mode_.contacts.size()) {
+    for (int k = 0; k < after.force.size(); k++) {
+      if (before.force(k) > force_tol_ && after.force(k) < -force_tol_) {
+        Crossing c;
+        c.type = Crossing::kLiftoff;
+        c.id = mode_.contacts[k];
+        c.k = k;
+        c.g0 = before.force(k);
+        c.g1 = after.force(k);
+        out.push_back(c);
+      }
+    }
+  }
+  for (size_t k = 0; k < after.mode_gap.size(); k++) {
+    if (after.mode_gap[k] > options_.release_gap) {
+      Crossing c;
+      c.type = Crossing::kRelease;
+      c.id = mode_.contacts[k];
+      c.k = static_cast<int>(k);
+      c.s = 1;  // at the end of the interval (x_k)
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+void Hook::Localize(Crossing& c, double dt) {
+  if (c.type == Crossing::kRelease) {
+    c.s = c.lo = c.hi = dt;
+    return;
+  }
+  auto phi = [&](double s) {
+    Resimulate(*prev_, s, sub_data_.get());
+    const State x = StateOf(sub_data_.get());
+    if (c.type == Crossing::kLiftoff) return EvaluateMode(*model_, *data_, x, mode_).normal_force(c.k);
+    EvaluatePosition(*model_, data_->aux(), x.qpos.data());
+    const std::vector<ContactPoint> points = ListContacts(*model_, data_->aux());
+    std::vector<ContactId> ids = mode_.contacts;
+    ids.push_back(c.id);
+    const int i = MatchContacts(ids, points).back();
+    return i >= 0 ? points[i].gap : model_->detect_margin();
+  };
+  // the exact guard at the ends of the step (the liftoff guard's estimate may be off)
+  double a = 0, b = dt;
+  const State x0{prev_->time, prev_->qpos, prev_->qvel, prev_->act};
+  double fa = c.type == Crossing::kLiftoff ? EvaluateMode(*model_, *data_, x0, mode_).normal_force(c.k) : c.g0;
+  double fb = phi(dt);
+  if (!(fa > 0 && fb < 0)) {
+    c.valid = false;
+    return;
+  }
+  double s = b;
+  int side = 0;
+  const double tol = 1e-12 * std::max(1.0, dt * 1e3);
+  for (int it = 0; it < 100 && b - a > tol; it++) {
+    s = (fa * b - fb * a) / (fa - fb);
+    const double fs = phi(s);
+    if (fs == 0) {
+      a = b = s;
+      break;
+    }
+    if (fs < 0) {
+      b = s, fb = fs;
+      if (side == -1) fa /= 2;
+      side = -1;
+    } else {
+      a = s, fa = fs;
+      if (side == 1) fb /= 2;
+      side = 1;
+    }
+  }
+  c.s = s;
+  c.lo = a;
+  c.hi = b;
+}
+
+namespace {
+
+// index of the mode contact that is `id` (same pair, anchor within tol), or −1
+int FindInMode(const Mode& mode, const ContactId& id, double tol) {
+  int best = -1;
+  double best_dist = tol;
+  for (size_t k = 0; k < mode.contacts.size(); k++) {
+    if (!mode.contacts[k].SamePair(id)) continue;
+    const double dist = (mode.contacts[k].anchor - id.anchor).norm();
+    if (dist <= best_dist) {
+      best_dist = dist;
+      best = static_cast<int>(k);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void Hook::Emit(HookEvent ev) {
+  events_.push_back(ev);
+  if (on_event) on_event(events_.back());
+  UpdateTracking(events_.back());
+}
+
+void Hook::UpdateTracking(const HookEvent& ev) {
+  if (ev.kind != "touchdown" && ev.kind != "graze" && ev.kind != "liftoff" && ev.kind != "slip") return;
+  std::unique_ptr<Tracking>& slot = tracking_[PairKey(ev.contact)];
+  if (!slot) slot = std::make_unique<Tracking>();
+  Tracking& t = *slot;
+  const bool onset = ev.kind == "touchdown" || ev.kind == "graze";
+  // chattering: onset and release of one contact within a few steps
+  const long since = onset ? step_index_ - t.last_release_step : step_index_ - t.last_onset_step;
+  if (since <= options_.chatter_steps && !t.chattering) {
+    t.chattering = true;
+    HookEvent c;
+    c.kind = "chatter";
+    c.time = ev.time;
+    c.contact = ev.contact;
+    Emit(c);
+  } else if (since > 10 * options_.chatter_steps) {
+    t.chattering = false;
+  }
+  if (!onset) {
+    t.last_release_step = step_index_;
+    return;
+  }
+  t.last_onset_step = step_index_;
+  // effective restitution: measured when MuJoCo's contact separates again
+  t.measuring = true;
+  t.vn_minus = ev.rigid.xi.transversality;
+  t.measure_start = step_index_;
+  // Zeno: bounce intervals shrinking geometrically
+  t.touchdowns.push_back(ev.time);
+  const int n = options_.zeno_min_intervals;
+  const int count = static_cast<int>(t.touchdowns.size());
+  if (t.zeno || n < 2 || count < n + 1) return;
+  std::vector<double> intervals;
+  for (int i = count - n; i < count; i++) intervals.push_back(t.touchdowns[i] - t.touchdowns[i - 1]);
+  std::vector<double> ratios;
+  for (size_t i = 1; i < intervals.size(); i++) ratios.push_back(intervals[i] / intervals[i - 1]);
+  const double lo = *std::min_element(ratios.begin(), ratios.end());
+  const double hi = *std::max_element(ratios.begin(), ratios.end());
+  if (!(lo > 0.05 && hi < 0.999 && hi - lo <= options_.zeno_ratio_tolerance)) return;
+  double r = 0;
+  for (double x : ratios) r += x;
+  r /= ratios.size();
+  t.zeno = true;
+  t.zeno_until = ev.time + intervals.back() * r / (1 - r);
+  HookEvent z;
+  z.kind = "zeno";
+  z.time = ev.time;
+  z.contact = ev.contact;
+  z.ratio = r;
+  z.accumulation_time = t.zeno_until;
+  // the contact is sustained from here on: its remaining bounces are not reported
+  if (FindInMode(mode_, ev.contact, 2 * model_->detect_margin()) < 0) mode_.contacts.push_back(ev.contact);
+  Emit(z);
+}
+
+std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt) {
+  std::vector<HookEvent> out;
+  std::sort(crossings.begin(), crossings.end(), [](const Crossing& a, const Crossing& b) { return a.s < b.s; });
+  const double tol = 2 * model_->detect_margin();
+  for (size_t ci = 0; ci < crossings.size(); ci++) {
+    Crossing& c = crossings[ci];
+    if (!c.valid) continue;
+    Tracking* t = tracking_.count(PairKey(c.id)) ? tracking_[PairKey(c.id)].get() : nullptr;
+    const double t_event = prev_->time + c.s;
+    if (t && t->zeno && t_event < t->zeno_until) continue;  // Zeno: sustained, not reported
+    // re-evaluate against the mode as it is now (an earlier event may have changed it)
+    const int k = FindInMode(mode_, c.id, tol);
+    if (c.type == Crossing::kTouchdown && k >= 0) continue;
+    if (c.type != Crossing::kTouchdown) {
+      if (k < 0) continue;
+      if (c.type == Crossing::kLiftoff && k != c.k) {
+        c.k = k;
+        Localize(c, dt);
+        if (!c.valid) continue;
+      }
+      c.k = k;
+    }
+    State x;
+    if (c.type == Crossing::kRelease) {
+      x = State{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
+    } else {
+      Resimulate(*prev_, c.s, sub_data_.get());
+      x = StateOf(sub_data_.get());
+      x.time = prev_->time + c.s;
+    }
+    for (mjData* w : {data_->main(), data_->aux()}) {
+      mju_copy(w->ctrl, prev_->ctrl.data(), m_->nu);
+      mju_copy(w->qfrc_applied, prev_->qfrc_applied.data(), m_->nv);
+      mju_copy(w->xfrc_applied, prev_->xfrc_applied.data(), 6 * m_->nbody);
+    }
+    if (options_.restitution == RestitutionSource::kAuto) {
+      const double e = EffectiveRestitution(c.id.geom1, c.id.geom2);
+      if (e >= 0) model_->SetPairRestitution(c.id.geom1, c.id.geom2, e);
+    }
+
+    HookEvent ev;
+    ev.time = x.time;
+    ev.bracket_lo = prev_->time + c.lo;
+    ev.bracket_hi = prev_->time + c.hi;
+    ev.contact = c.id;
+    ev.has_xi = true;
+    try {
+      if (c.type == Crossing::kTouchdown) {
+        ev.rigid = TouchdownEvent(*model_, *data_, x, mode_, c.id, model_->options().contact_tol, force_tol_);
+      } else if (c.type == Crossing::kLiftoff) {
+        ev.rigid = LiftoffEvent(*model_, *data_, x, mode_, c.k, force_tol_);
+      } else {
+        ev.rigid = ProxyRelease(x, c.k);
+        ev.proxy = true;
+      }
+    } catch (const NumericalError& e) {
+      // a guard touching zero without crossing (Ξ undefined): reported, not fatal
+      ev.has_xi = false;
+      ev.kind = "graze";
+      ev.grazing = true;
+      Emit(ev);
+      out.push_back(ev);
+      continue;
+    }
+    ev.contact = ev.rigid.contact;
+    ev.rigid.bracket_lo = ev.bracket_lo;
+    ev.rigid.bracket_hi = ev.bracket_hi;
+    ev.restitution = model_->PairRestitution(c.id.geom1, c.id.geom2);
+    ev.kind = EventKindName(ev.rigid.kind);
+    ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
+    if (ev.grazing && ev.rigid.kind == EventKind::kTouchdown) ev.kind = "graze";
+    mode_ = ev.rigid.mode_after;
+    Emit(ev);
+    out.push_back(ev);
+  }
+  EmitSimultaneous(out);
+  return out;
+}
+
+RigidEvent Hook::ProxyRelease(const State& x, int k) {
+  RigidEvent ev;
+  ev.kind = EventKind::kLiftoff;
+  ev.time = x.time;
+  ev.mode_before = mode_;
+  ev.x_minus = ev.x_plus = x;
+  ev.contact = mode_.contacts[k];
+  const Eigen::VectorXd f_minus = ModeVectorField(*model_, *data_, x, mode_);
+  EvaluatePosition(*model_, data_->main(), x.qpos.data());
+  const std::vector<ContactPoint> points = ListContacts(*model_, data_->main());
+  const int i = MatchContacts(mode_.contacts, points)[k];
+  if (i < 0) throw NumericalError("released contact has no point");
+  const Eigen::VectorXd grad_g = TouchdownGuardGradient(*model_, data_->main(), points[i]);
+  ev.mode_after = mode_;
+  ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
+  ev.released = ReleasePulling(*model_, *data_, x, ev.mode_after, force_tol_, &ev.rank_after);
+  const Eigen::VectorXd f_plus = ModeVectorField(*model_, *data_, x, ev.mode_after);
+  ev.xi = ComputeSaltation(ResetJacobian::Identity(m_->nv, m_->na), f_minus, f_plus, grad_g);
+  return ev;
+}
+
+void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
+  // touchdowns of this step within simultaneous_time of each other, plus points that joined an
+  // impact because they touched at the same instant
+  for (size_t i = 0; i < step_events.size(); i++) {
+    const HookEvent& first = step_events[i];
+    if (!first.has_xi || first.rigid.kind != EventKind::kTouchdown) continue;
+    std::vector<ContactId> group;
+    for (const ContactId& id : first.rigid.impact.candidates) {
+      if (FindInMode(first.rigid.mode_before, id, 1e-12) < 0) group.push_back(id);
+    }
+    for (size_t j = i + 1; j < step_events.size(); j++) {
+      const HookEvent& other = step_events[j];
+      if (other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
+          other.time - first.time <= options_.simultaneous_time) {
+        group.push_back(other.contact);
+      }
+    }
+    if (group.size() < 2) continue;
+    HookEvent sim;
+    sim.kind = "simultaneous";
+    sim.time = first.time;
+    sim.contact = first.contact;
+    sim.group = group_counter_++;
+    // both orderings, each event with its own intermediate mode, at the first event's state
+    auto compose = [&](const std::vector<ContactId>& order) {
+      State x = first.rigid.x_minus;
+      Mode mode = first.rigid.mode_before;
+      Eigen::MatrixXd C = Eigen::MatrixXd::Identity(TangentDim(m_), TangentDim(m_));
+      for (const ContactId& id : order) {
+        if (FindInMode(mode, id, 1e-12) >= 0) continue;
+        const RigidEvent ev = TouchdownEvent(*model_, *data_, x, mode, id, -1.0, force_tol_);
+        C = ev.xi.Dense() * C;
+        x = ev.x_plus;
+        mode = ev.mode_after;
+      }
+      return C;
+    };
+    try {
+      sim.composite_first = compose(group);
+      std::vector<ContactId> reverse(group.rbegin(), group.rend());
+      sim.composite_reverse = compose(reverse);
+      const double scale = std::max(sim.composite_first.norm(), sim.composite_reverse.norm());
+      sim.order_spread = scale > 0 ? (sim.composite_first - sim.composite_reverse).norm() / scale : 0;
+    } catch (const NumericalError&) {
+      sim.order_spread = std::numeric_limits<double>::infinity();  // an ordering grazes
+    }
+    sim.ratio = static_cast<double>(group.size());
+    Emit(sim);
+    break;
+  }
+}
+
+void Hook::NearMisses(const Guards& g2, const Guards& g1, const Guards& g0) {
+  for (const ContactPoint& p : g1.inactive) {
+    if (!(p.gap > 0 && p.gap < options_.near_miss_distance)) continue;
+    const int i2 = MatchContacts({p.id}, g2.inactive).front();
+    const int i0 = MatchContacts({p.id}, g0.inactive).front();
+    if (i2 < 0 || i0 < 0) continue;
+    const double a = g2.inactive[i2].gap, b = p.gap, c = g0.inactive[i0].gap;
+    if (!(a > b && c > b)) continue;
+    HookEvent ev;
+    ev.kind = "near_miss";
+    ev.time = g1.time;
+    ev.contact = p.id;
+    const double curvature = a - 2 * b + c;
+    ev.min_gap = curvature > 0 ? b - (c - a) * (c - a) / (8 * curvature) : b;
+    Emit(ev);
+  }
+}
+
+void Hook::Propagate(const std::vector<HookEvent>& step_events, const Mode& mode_before, double dt) {
+  const int n = TangentDim(m_);
+  const double t0 = prev_->time, t1 = cur_->time;
+  if (phi_compliant_.size()) {
+    // MuJoCo's own finite-difference Jacobian of the step from x_{k−1}
+    Resimulate(*prev_, dt, sub_data_.get());  // sets every input; the state is overwritten next
+    mjData* d = sub_data_.get();
+    d->time = prev_->time;
+    Eigen::Map<Eigen::VectorXd>(d->qpos, m_->nq) = prev_->qpos;
+    Eigen::Map<Eigen::VectorXd>(d->qvel, m_->nv) = prev_->qvel;
+    Eigen::Map<Eigen::VectorXd>(d->act, m_->na) = prev_->act;
+    Eigen::Map<Eigen::VectorXd>(d->qacc_warmstart, m_->nv) = prev_->warmstart;
+    RowMatrix A(n, n);
+    mjd_transitionFD(sub_model_.get(), d, options_.fd_eps, 0, A.data(), nullptr, nullptr, nullptr);
+    d->time = prev_->time;  // 2.2.2 does not restore it
+    phi_compliant_ = A * phi_compliant_;
+    Renormalize(phi_compliant_, phi_compliant_log_);
+  }
+  if (phi_rigid_.size() || cov_.size()) {
+    // the rigid chain over [t_{k−1}, t_k]: mode flows between the events, Ξ at each
+    Eigen::MatrixXd step = Eigen::MatrixXd::Identity(n, n), step_dreset = step;
+    std::vector<std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> jumps;  // (Ξ, DΔ) in order
+    State x{t0, prev_->qpos, prev_->qvel, prev_->act};
+    Mode mode = mode_before;
+    double t = t0;
+    auto flow = [&](double until) {
+      if (until <= t) return;
+      const Eigen::MatrixXd A = ModeVectorFieldJacobianFD(*model_, *data_, x, mode, options_.model.fd_step);
+      const Eigen::MatrixXd E = StepTransition(A, until - t);
+      step = E * step;
+      step_dreset = E * step_dreset;
+      t = until;
+    };
+    for (const HookEvent& ev : step_events) {
+      if (!ev.has_xi) continue;
+      flow(ev.time);
+      step = ev.rigid.xi.Dense() * step;
+      step_dreset = ev.rigid.xi.reset.Dense() * step_dreset;
+      x = ev.rigid.x_plus;
+      mode = ev.rigid.mode_after;
+    }
+    flow(t1);
+    if (phi_rigid_.size()) {
+      phi_rigid_ = step * phi_rigid_;
+      Renormalize(phi_rigid_, phi_rigid_log_);
+    }
+    if (cov_.size()) {
+      const Eigen::MatrixXd Q = options_.process_noise * dt * Eigen::MatrixXd::Identity(n, n);
+      cov_ = step * cov_ * step.transpose() + Q;
+      cov_dreset_ = step_dreset * cov_dreset_ * step_dreset.transpose() + Q;
+      cov_ = 0.5 * (cov_ + cov_.transpose()).eval();
+      cov_dreset_ = 0.5 * (cov_dreset_ + cov_dreset_.transpose()).eval();
+    }
+  }
+  phi_time_ = t1;
+}
+
+void Hook::MeasureRestitution(const mjData* d) {
+  const std::vector<ContactPoint> points = ListContacts(*model_, d);
+  for (auto& [key, t] : tracking_) {
+    if (!t->measuring) continue;
+    // the pair's deepest point at x_k
+    int best = -1;
+    for (size_t i = 0; i < points.size(); i++) {
+      if (PairKey(points[i].id) == key && (best < 0 || points[i].gap < points[best].gap)) best = static_cast<int>(i);
+    }
+    double vn_plus = 0;
+    bool done = false;
+    if (best < 0 || points[best].gap > 0) {
+      if (best >= 0) {
+        RowMatrix rows;
+        ContactRows(*model_, d, points[best], rows);
+        vn_plus = rows.row(0).dot(cur_->qvel);
+      }
+      done = true;
+    } else if ((step_index_ - t->measure_start) * m_->opt.timestep > 0.2) {
+      done = true;  // still pressing after the transient: plastic
+    }
+    if (!done) continue;
+    t->measuring = false;
+    // still pressing after the transient: MuJoCo holds it, so does the mode from now on
+    if (best >= 0 && points[best].gap <= 0 && FindInMode(mode_, points[best].id, 2 * model_->detect_margin()) < 0) {
+      Mode with = mode_;
+      with.contacts.push_back(points[best].id);
+      const State x{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
+      ReleasePulling(*model_, *data_, x, with, force_tol_, nullptr);
+      mode_ = with;
+    }
+    const double e = t->vn_minus < 0 ? std::clamp(vn_plus / -t->vn_minus, 0.0, 1.0) : 0.0;
+    const int g1 = std::stoi(key.substr(0, key.find('/'))), g2 = std::stoi(key.substr(key.find('/') + 1));
+    effective_restitution_[{g1, g2}] = e;
+    HookEvent ev;
+    ev.kind = "restitution";
+    ev.time = cur_->time;
+    ev.contact.geom1 = g1;
+    ev.contact.geom2 = g2;
+    ev.restitution = e;
+    ev.normal_velocity_minus = t->vn_minus;
+    ev.normal_velocity_plus = vn_plus;
+    Emit(ev);
+  }
+}
+
+double Hook::EffectiveRestitution(int geom1, int geom2) const {
+  auto it = effective_restitution_.find({std::min(geom1, geom2), std::max(geom1, geom2)});
+  return it == effective_restitution_.end() ? -1 : it->second;
+}
+
+void Hook::Step(mjData* d) {
+  if (!started_) Reset(d);
+  const double dt = m_->opt.timestep;
+  Capture(d, *cur_);
+  mj_step(m_, d);
+  step_index_++;
+  Guards g = Evaluate(d, prev_guards_.get(), dt);
+  if (prev_guards_) {
+    const Mode mode_before = mode_;
+    std::vector<Crossing> crossings = Detect(*prev_guards_, g);
+    for (Crossing& c : crossings) Localize(c, dt);
+    const std::vector<HookEvent> step_events = Process(crossings, dt);
+    if (prev2_guards_) NearMisses(*prev2_guards_, *prev_guards_, g);
+    Propagate(step_events, mode_before, dt);
+    if (!step_events.empty() || mode_.contacts.size() != mode_before.contacts.size()) {
+      g = Evaluate(d, nullptr, dt);  // guards at x_k for the mode as it is now
+    }
+  }
+  MeasureRestitution(d);
+  prev2_guards_ = std::move(prev_guards_);
+  prev_guards_ = std::make_unique<Guards>(std::move(g));
+  std::swap(prev_, cur_);
+}
+
+}  // namespace saltation
