@@ -44,7 +44,9 @@ struct Hook::Crossing {
   int k = -1;          // mode index for liftoff / release
   double g0 = 0, g1 = 0;
   double s = 0, lo = 0, hi = 0;
+  const Saved* base = nullptr;  // the sub-step interval starts at this saved state
   bool valid = true;
+  double time() const { return base ? base->time + s : 0; }
 };
 
 namespace {
@@ -226,13 +228,15 @@ void Hook::Reset(const mjData* d) {
   const std::vector<ContactPoint> points = ListContacts(*model_, data_->main());
   RowMatrix rows;
   for (const ContactPoint& p : points) {
-    if (p.gap > options_.release_gap) continue;
+    if (p.gap > model_->options().contact_tol) continue;  // resting contacts in MuJoCo penetrate
     ContactRows(*model_, data_->main(), p, rows);
     if (std::abs(rows.row(0).dot(x.qvel)) <= std::max(model_->options().min_bounce_speed, 1e-3)) {
       mode_.contacts.push_back(p.id);
     }
   }
   ReleasePulling(*model_, *data_, x, mode_, force_tol_, nullptr);
+  prop_mode_ = mode_;
+  pending_.clear();
 
   const int n = TangentDim(m);
   phi_t0_ = phi_time_ = d->time;
@@ -340,12 +344,12 @@ std::vector<Hook::Crossing> Hook::Detect(const Guards& before, const Guards& aft
 
 void Hook::Localize(Crossing& c, double dt) {
   if (c.type == Crossing::kRelease) {
+    c.base = prev_.get();
     c.s = c.lo = c.hi = dt;
     return;
   }
-  auto phi = [&](double s) {
-    Resimulate(*prev_, s, sub_data_.get());
-    const State x = StateOf(sub_data_.get());
+  // the exact guard at a state
+  auto guard = [&](const State& x) {
     if (c.type == Crossing::kLiftoff) return EvaluateMode(*model_, *data_, x, mode_).normal_force(c.k);
     EvaluatePosition(*model_, data_->aux(), x.qpos.data());
     const std::vector<ContactPoint> points = ListContacts(*model_, data_->aux());
@@ -354,38 +358,48 @@ void Hook::Localize(Crossing& c, double dt) {
     const int i = MatchContacts(ids, points).back();
     return i >= 0 ? points[i].gap : model_->detect_margin();
   };
-  // the exact guard at the ends of the step (the liftoff guard's estimate may be off)
-  double a = 0, b = dt;
-  const State x0{prev_->time, prev_->qpos, prev_->qvel, prev_->act};
-  double fa = c.type == Crossing::kLiftoff ? EvaluateMode(*model_, *data_, x0, mode_).normal_force(c.k) : c.g0;
-  double fb = phi(dt);
-  if (!(fa > 0 && fb < 0)) {
-    c.valid = false;
+  // MuJoCo's contact list after mj_step describes the step's start state for Euler and the
+  // implicit integrator, and RK4's last stage (≈ the end state) for RK4: the crossing lies in
+  // [t_{k−1}, t_k] or, for RK4, most likely in [t_k, t_{k+1}]
+  std::vector<const Saved*> bases;
+  if (m_->opt.integrator == mjINT_RK4) bases.push_back(cur_.get());
+  bases.push_back(prev_.get());
+  for (const Saved* base : bases) {
+    auto phi = [&](double h) {
+      Resimulate(*base, h, sub_data_.get());
+      return guard(StateOf(sub_data_.get()));
+    };
+    double a = 0, b = dt;
+    double fa = guard(State{base->time, base->qpos, base->qvel, base->act});
+    double fb = phi(dt);
+    if (!(fa > 0 && fb < 0)) continue;
+    double s = b;
+    int side = 0;
+    for (int it = 0; it < 100 && b - a > 1e-13; it++) {
+      s = (fa * b - fb * a) / (fa - fb);
+      const double fs = phi(s);
+      if (fs == 0) {
+        a = b = s;
+        break;
+      }
+      if (fs < 0) {
+        b = s, fb = fs;
+        if (side == -1) fa /= 2;
+        side = -1;
+      } else {
+        a = s, fa = fs;
+        if (side == 1) fb /= 2;
+        side = 1;
+      }
+    }
+    c.base = base;
+    c.s = s;
+    c.lo = a;
+    c.hi = b;
+    c.valid = true;
     return;
   }
-  double s = b;
-  int side = 0;
-  const double tol = 1e-12 * std::max(1.0, dt * 1e3);
-  for (int it = 0; it < 100 && b - a > tol; it++) {
-    s = (fa * b - fb * a) / (fa - fb);
-    const double fs = phi(s);
-    if (fs == 0) {
-      a = b = s;
-      break;
-    }
-    if (fs < 0) {
-      b = s, fb = fs;
-      if (side == -1) fa /= 2;
-      side = -1;
-    } else {
-      a = s, fa = fs;
-      if (side == 1) fb /= 2;
-      side = 1;
-    }
-  }
-  c.s = s;
-  c.lo = a;
-  c.hi = b;
+  c.valid = false;
 }
 
 namespace {
@@ -470,13 +484,14 @@ void Hook::UpdateTracking(const HookEvent& ev) {
 
 std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt) {
   std::vector<HookEvent> out;
-  std::sort(crossings.begin(), crossings.end(), [](const Crossing& a, const Crossing& b) { return a.s < b.s; });
+  std::sort(crossings.begin(), crossings.end(),
+            [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
   const double tol = 2 * model_->detect_margin();
   for (size_t ci = 0; ci < crossings.size(); ci++) {
     Crossing& c = crossings[ci];
     if (!c.valid) continue;
     Tracking* t = tracking_.count(PairKey(c.id)) ? tracking_[PairKey(c.id)].get() : nullptr;
-    const double t_event = prev_->time + c.s;
+    const double t_event = c.time();
     if (t && t->zeno && t_event < t->zeno_until) continue;  // Zeno: sustained, not reported
     // re-evaluate against the mode as it is now (an earlier event may have changed it)
     const int k = FindInMode(mode_, c.id, tol);
@@ -494,14 +509,14 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     if (c.type == Crossing::kRelease) {
       x = State{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
     } else {
-      Resimulate(*prev_, c.s, sub_data_.get());
+      Resimulate(*c.base, c.s, sub_data_.get());
       x = StateOf(sub_data_.get());
-      x.time = prev_->time + c.s;
+      x.time = c.time();
     }
     for (mjData* w : {data_->main(), data_->aux()}) {
-      mju_copy(w->ctrl, prev_->ctrl.data(), m_->nu);
-      mju_copy(w->qfrc_applied, prev_->qfrc_applied.data(), m_->nv);
-      mju_copy(w->xfrc_applied, prev_->xfrc_applied.data(), 6 * m_->nbody);
+      mju_copy(w->ctrl, c.base->ctrl.data(), m_->nu);
+      mju_copy(w->qfrc_applied, c.base->qfrc_applied.data(), m_->nv);
+      mju_copy(w->xfrc_applied, c.base->xfrc_applied.data(), 6 * m_->nbody);
     }
     if (options_.restitution == RestitutionSource::kAuto) {
       const double e = EffectiveRestitution(c.id.geom1, c.id.geom2);
@@ -510,8 +525,8 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
 
     HookEvent ev;
     ev.time = x.time;
-    ev.bracket_lo = prev_->time + c.lo;
-    ev.bracket_hi = prev_->time + c.hi;
+    ev.bracket_lo = c.base->time + c.lo;
+    ev.bracket_hi = c.base->time + c.hi;
     ev.contact = c.id;
     ev.has_xi = true;
     try {
@@ -638,7 +653,7 @@ void Hook::NearMisses(const Guards& g2, const Guards& g1, const Guards& g0) {
   }
 }
 
-void Hook::Propagate(const std::vector<HookEvent>& step_events, const Mode& mode_before, double dt) {
+void Hook::Propagate(double dt) {
   const int n = TangentDim(m_);
   const double t0 = prev_->time, t1 = cur_->time;
   if (phi_compliant_.size()) {
@@ -661,7 +676,7 @@ void Hook::Propagate(const std::vector<HookEvent>& step_events, const Mode& mode
     Eigen::MatrixXd step = Eigen::MatrixXd::Identity(n, n), step_dreset = step;
     std::vector<std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> jumps;  // (Ξ, DΔ) in order
     State x{t0, prev_->qpos, prev_->qvel, prev_->act};
-    Mode mode = mode_before;
+    Mode mode = prop_mode_;
     double t = t0;
     auto flow = [&](double until) {
       if (until <= t) return;
@@ -671,8 +686,9 @@ void Hook::Propagate(const std::vector<HookEvent>& step_events, const Mode& mode
       step_dreset = E * step_dreset;
       t = until;
     };
-    for (const HookEvent& ev : step_events) {
-      if (!ev.has_xi) continue;
+    while (!pending_.empty() && pending_.front().time <= t1) {
+      const HookEvent ev = pending_.front();
+      pending_.erase(pending_.begin());
       flow(ev.time);
       step = ev.rigid.xi.Dense() * step;
       step_dreset = ev.rigid.xi.reset.Dense() * step_dreset;
@@ -680,6 +696,7 @@ void Hook::Propagate(const std::vector<HookEvent>& step_events, const Mode& mode
       mode = ev.rigid.mode_after;
     }
     flow(t1);
+    prop_mode_ = mode;
     if (phi_rigid_.size()) {
       phi_rigid_ = step * phi_rigid_;
       Renormalize(phi_rigid_, phi_rigid_log_);
@@ -758,8 +775,11 @@ void Hook::Step(mjData* d) {
     std::vector<Crossing> crossings = Detect(*prev_guards_, g);
     for (Crossing& c : crossings) Localize(c, dt);
     const std::vector<HookEvent> step_events = Process(crossings, dt);
+    for (const HookEvent& ev : step_events) {
+      if (ev.has_xi) pending_.push_back(ev);
+    }
     if (prev2_guards_) NearMisses(*prev2_guards_, *prev_guards_, g);
-    Propagate(step_events, mode_before, dt);
+    Propagate(dt);
     if (!step_events.empty() || mode_.contacts.size() != mode_before.contacts.size()) {
       g = Evaluate(d, nullptr, dt);  // guards at x_k for the mode as it is now
     }

@@ -149,7 +149,7 @@ class Hook {
   void NearMisses(const Guards& g2, const Guards& g1, const Guards& g0);
   void Emit(HookEvent ev);
   void UpdateTracking(const HookEvent& ev);
-  void Propagate(const std::vector<HookEvent>& step_events, const Mode& mode_before, double dt);
+  void Propagate(double dt);
   void MeasureRestitution(const mjData* d);
 
   mjModel* m_;
@@ -164,6 +164,8 @@ class Hook {
 
   bool started_ = false;
   Mode mode_;
+  Mode prop_mode_;                      // the mode at phi_time()
+  std::vector<HookEvent> pending_;      // events not yet folded into Φ (time order)
   std::unique_ptr<Saved> prev_, cur_;
   std::unique_ptr<Guards> prev_guards_, prev2_guards_;
   std::vector<HookEvent> events_;
