@@ -148,8 +148,103 @@ TEST(Cli, FailedRunLeavesNoOutputFile) {
 TEST(Cli, HelpExitsZero) {
   const Result r = RunCli("--help");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.output, HasSubstr("usage: saltation rigid"));
+  EXPECT_THAT(r.output, HasSubstr("usage: saltation record"));
 }
+
+}  // namespace
+}  // namespace saltation::testing
+
+namespace saltation::testing {
+namespace {
+
+// every line a complete JSON object (structural check: braces and brackets balance outside strings)
+bool WholeJsonObject(const std::string& line) {
+  if (line.empty() || line.front() != '{' || line.back() != '}') return false;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < line.size(); i++) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') i++;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') depth++;
+    if (c == '}' || c == ']') depth--;
+    if (depth < 0) return false;
+    if (depth == 0 && i + 1 != line.size()) return false;
+  }
+  return depth == 0 && !in_string;
+}
+
+TEST(CliRecord, DefaultModelRecordsEventsCsvAndPhi) {
+  const std::string out = TempPath("rec.jsonl"), csv = TempPath("rec.csv"), phi = TempPath("phi.json");
+  for (const std::string& f : {out, csv, phi}) std::remove(f.c_str());
+  const Result r = RunCli("record --keyframe throw --duration 1 --propagate both --out " + out + " --csv " +
+                          csv + " --phi-out " + phi);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("touchdown     floor/ball"));
+  EXPECT_THAT(r.output, HasSubstr("propagation both"));
+  std::ifstream in(out);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    lines++;
+    EXPECT_TRUE(WholeJsonObject(line)) << line;
+  }
+  EXPECT_GE(lines, 2);
+  std::ifstream csv_in(csv);
+  std::getline(csv_in, line);
+  EXPECT_EQ(line, HookEventCsvHeader());
+  std::ifstream phi_in(phi);
+  std::getline(phi_in, line);
+  EXPECT_TRUE(WholeJsonObject(line));
+  EXPECT_THAT(line, HasSubstr("\"rigid\":[["));
+  EXPECT_THAT(line, HasSubstr("\"compliant\":[["));
+}
+
+// A run killed with SIGKILL leaves a JSON Lines file whose every line is a whole record.
+TEST(CliRecord, SigkillLeavesAParseablePrefix) {
+  const std::string out = TempPath("killed.jsonl");
+  std::remove(out.c_str());
+  const std::string cmd = std::string("cd " SALTATION_SOURCE_DIR " && (" SALTATION_CLI
+                                      " record " SALTATION_MUJOCO_MODELS "/humanoid/humanoid.xml --duration 60 --quiet --out ") +
+                          out + " >/dev/null 2>&1 & pid=$!; sleep 2; kill -9 $pid; wait $pid 2>/dev/null; true)";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(out);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    lines++;
+    EXPECT_TRUE(WholeJsonObject(line)) << "line " << lines << ": " << line.substr(0, 200);
+  }
+  std::printf("[ SIGKILL ] %d whole records before the kill\n", lines);
+  EXPECT_GT(lines, 0);
+}
+
+class CliRecordBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliRecordBadInput, ExitsNonZeroWithAClearMessage) {
+  const Result r = RunCli(GetParam().args);
+  EXPECT_FALSE(r.signaled) << r.output;
+  EXPECT_EQ(r.exit_code, GetParam().exit_code) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliRecordBadInput,
+    ::testing::Values(
+        BadInput{"BadPropagation", "record --propagate sideways", 2,
+                 "propagation must be events, rigid, compliant or both, not 'sideways'"},
+        BadInput{"PhiWithoutPropagation", "record --phi-out x.json", 2, "--phi-out needs --propagate"},
+        BadInput{"BadRestitution", "record --restitution bouncy", 2, "--restitution needs a finite number"},
+        BadInput{"AutoForRigid", "rigid --restitution auto", 1, "--restitution auto needs MuJoCo's contacts"},
+        BadInput{"MissingModel", "record /no/such/model.xml", 1, "cannot read model file"},
+        BadInput{"NegativeNearMiss", "record --near-miss -1", 2, "--near-miss must be non-negative"},
+        BadInput{"UnwritableOutput", "record --duration 0.1 --out /no/such/dir/x.jsonl", 1,
+                 "could not write '/no/such/dir/x.jsonl'"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace saltation::testing

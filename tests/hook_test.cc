@@ -218,3 +218,172 @@ TEST_F(HookTest, FlatBoxGivesOneSimultaneousGroupWithOrderSpread) {
 
 }  // namespace
 }  // namespace saltation::testing
+
+namespace saltation::testing {
+namespace {
+
+// A ball whose MuJoCo contact bounces (direct stiffness 20000 N/m, damping 20 N·s/m: effective
+// restitution ≈ 0.8): the hook measures the restitution, sees the bounce intervals shrink
+// geometrically, calls Zeno before the accumulation time, switches the contact to sustained and
+// the run completes with a bounded number of events.
+TEST_F(HookTest, ZenoBounceIsDetectedAndSwitchedToSustainedContact) {
+  const char* xml = R"(
+<mujoco>
+  <option gravity="0 0 -9.81" timestep="0.0005"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1" condim="1" solref="-20000 -20" solimp="0.95 0.95 0.001"/>
+    <body name="ball" pos="0 0 0.6">
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.1" mass="1" condim="1" solref="-20000 -20" solimp="0.95 0.95 0.001"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  ModelPtr m = LoadModelFromString(xml);
+  HookOptions options;
+  options.restitution = RestitutionSource::kAuto;
+  Hook hook(m.get(), options);
+  DataPtr d(mj_makeData(m.get()));
+  const std::vector<HookEvent> events = RunHook(hook, m.get(), d.get(), 6.0);
+  std::vector<double> touchdowns, measured;
+  const HookEvent* zeno = nullptr;
+  for (const HookEvent& ev : events) {
+    if (ev.kind == "touchdown" || ev.kind == "graze") touchdowns.push_back(ev.time);
+    if (ev.kind == "restitution") measured.push_back(ev.restitution);
+    if (ev.kind == "zeno" && !zeno) zeno = &ev;
+  }
+  ASSERT_NE(zeno, nullptr) << events.size() << " events, no zeno";
+  ASSERT_GE(measured.size(), 2u);
+  for (double e : measured) EXPECT_NEAR(e, 0.8, 0.03);
+  // the accumulation time the measured intervals imply: t_last + T_last·r/(1 − r)
+  ASSERT_GE(touchdowns.size(), 4u);
+  const size_t n = touchdowns.size();
+  const double T1 = touchdowns[n - 1] - touchdowns[n - 2], T0 = touchdowns[n - 2] - touchdowns[n - 3];
+  const double r = T1 / T0, t_z = touchdowns[n - 1] + T1 * r / (1 - r);
+  std::printf("[ zeno ] e_eff %.3f, interval ratio %.4f, detected at %.4f s, predicted accumulation %.4f s (hook %.4f s), %zu events\n",
+              measured[0], zeno->ratio, zeno->time, t_z, zeno->accumulation_time, events.size());
+  EXPECT_LT(zeno->time, zeno->accumulation_time);
+  EXPECT_NEAR(zeno->accumulation_time, t_z, 0.05 * (t_z - zeno->time));
+  EXPECT_NEAR(zeno->ratio, measured[0], 0.03);  // bounce intervals shrink like e
+  // no touchdown reported after the switch; the contact is in the mode; the ball rests
+  EXPECT_LE(touchdowns.back(), zeno->time);
+  EXPECT_EQ(hook.mode().contacts.size(), 1u);
+  EXPECT_LT(events.size(), 20u);
+  EXPECT_NEAR(d->time, 6.0, 1e-3);
+  EXPECT_LT(std::abs(d->qvel[0]), 1e-2);
+}
+
+// Rigid Φ·Ξ·Φ against MuJoCo's finite-difference chain on a ball drop, over a window from just
+// before the touchdown to after the contact transient, as the contact stiffens (solref time
+// constant τ, dampratio 0.3, RK4 with dt = τ/20), the rigid restitution matched to the effective
+// one measured on MuJoCo's contact. Both chains are checked against direct finite differences of
+// their own flows; the table shows how far apart they are. The difference decreases with τ but
+// does not vanish: MuJoCo's damping force switches on in whole steps at contact onset, so its
+// finite-difference Jacobian carries a term of size b ∝ 1/τ (the slope of a sawtooth of height
+// b·v·dt), which this test measures as well.
+TEST_F(HookTest, RigidAndCompliantSensitivitiesSideBySide) {
+  auto xml = [](double tc) {
+    char buf[1200];
+    std::snprintf(buf, sizeof(buf), R"(
+<mujoco>
+  <option gravity="0 0 -9.81" timestep="%g" integrator="RK4"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1" condim="1" solref="%g 0.3" solimp="0.95 0.95 0.001"/>
+    <body name="ball" pos="0 0 0.5">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.1" mass="1" condim="1" solref="%g 0.3" solimp="0.95 0.95 0.001"/>
+    </body>
+  </worldbody>
+</mujoco>)", tc / 20, tc, tc);
+    return std::string(buf);
+  };
+  std::printf("[ rigid vs compliant ]  tau (s)   e_eff   |Phi_r - Phi_c|/|Phi_c|   dvz(t1)/dz(t0)·tau\n");
+  std::vector<double> diffs;
+  for (double tc : {0.02, 0.01, 0.005, 0.002}) {
+    // pass 1: the touchdown time and MuJoCo's effective restitution
+    double e_eff = -1, t_touch = -1;
+    {
+      ModelPtr m = LoadModelFromString(xml(tc));
+      HookOptions options;
+      options.restitution = RestitutionSource::kAuto;
+      Hook hook(m.get(), options);
+      DataPtr d(mj_makeData(m.get()));
+      d->qvel[0] = 0.5;
+      for (const HookEvent& ev : RunHook(hook, m.get(), d.get(), 0.6)) {
+        if (ev.kind == "touchdown" && t_touch < 0) t_touch = ev.time;
+        if (ev.kind == "restitution" && e_eff < 0) e_eff = ev.restitution;
+      }
+    }
+    ASSERT_GT(e_eff, 0.3);
+    ASSERT_GT(t_touch, 0);
+    // pass 2: both chains over [t_touch − 0.02, t_touch + 0.15]
+    ModelPtr m = LoadModelFromString(xml(tc));
+    HookOptions options;
+    options.restitution = RestitutionSource::kOverride;
+    options.restitution_override = e_eff;
+    options.propagation = Propagation::kBoth;
+    Hook hook(m.get(), options);
+    DataPtr d(mj_makeData(m.get()));
+    d->qvel[0] = 0.5;
+    const double t0 = t_touch - 0.02, t1 = t_touch + 0.15;
+    while (d->time < t0) mj_step(m.get(), d.get());
+    const State x0 = StateFromData(m.get(), d.get());
+    while (hook.phi_time() < t1 - 1e-12) hook.Step(d.get());
+    const Eigen::MatrixXd R = hook.phi_rigid() * std::exp(hook.phi_rigid_log_scale());
+    const Eigen::MatrixXd C = hook.phi_compliant() * std::exp(hook.phi_compliant_log_scale());
+    const double diff = (R - C).norm() / C.norm();
+    diffs.push_back(diff);
+
+    // the compliant chain is MuJoCo's own sensitivity: central differences of its trajectory
+    ModelPtr plain = LoadModelFromString(xml(tc));
+    DataPtr w(mj_makeData(plain.get()));
+    auto flow = [&](const State& x) {
+      StateToData(plain.get(), x, w.get());
+      mj_forward(plain.get(), w.get());
+      while (w->time < hook.phi_time() - 1e-12) mj_step(plain.get(), w.get());
+      return StateFromData(plain.get(), w.get());
+    };
+    const Eigen::MatrixXd C_fd = TangentJacobianFD(plain.get(), flow, x0, 1e-7);
+    EXPECT_LT(RelativeError(C, C_fd), 1e-3) << CompareReport(C, C_fd, "chain", "FD");
+    // the rigid chain is the rigid model's: the closed form Φ_after Ξ Φ_before of the vertical bounce
+    const HookEvent* td = First(hook.events(), "touchdown");
+    ASSERT_NE(td, nullptr);
+    const double v = td->rigid.x_minus.qvel(1), ta = td->time - x0.time, tb = hook.phi_time() - td->time;
+    Eigen::Matrix2d before, after, xi;
+    before << 1, ta, 0, 1;
+    after << 1, tb, 0, 1;
+    xi << -e_eff, 0, -(1 + e_eff) * kG / v, -e_eff;
+    const Eigen::Matrix2d zz = after * xi * before;
+    EXPECT_LT((R.block(1, 1, 1, 1) - zz.block(0, 0, 1, 1)).norm() + std::abs(R(3, 1) - zz(1, 0)) +
+                  std::abs(R(1, 3) - zz(0, 1)) + std::abs(R(3, 3) - zz(1, 1)),
+              1e-5);
+    std::printf("[ rigid vs compliant ] %8.3f %7.3f %24.4f %22.2f\n", tc, e_eff, diff, C(3, 1) * tc);
+    // the onset term: MuJoCo's ∂vz(t1)/∂z(t0) grows like 1/τ (measured −0.85/τ … −1.02/τ)
+    EXPECT_GT(-C(3, 1) * tc, 0.7);
+    EXPECT_LT(-C(3, 1) * tc, 1.2);
+  }
+  for (size_t i = 1; i < diffs.size(); i++) EXPECT_LT(diffs[i], diffs[i - 1]) << "not monotone at " << i;
+}
+
+// Covariance through the bounce: P⁺ = Ξ P⁻ Ξᵀ stays symmetric positive semi-definite, and
+// propagating with DΔ alone under-estimates the post-impact velocity variance.
+TEST_F(HookTest, CovarianceThroughEventStaysPsdAndDResetUnderEstimates) {
+  ModelPtr m = LoadModelFromString(DropBall(0.9, 0.5, "RK4", 0.001));
+  HookOptions options;
+  options.covariance = true;
+  options.initial_covariance = 1e-4;
+  Hook hook(m.get(), options);
+  DataPtr d(mj_makeData(m.get()));
+  RunHook(hook, m.get(), d.get(), 0.5);
+  ASSERT_NE(First(hook.events(), "touchdown"), nullptr);
+  const Eigen::MatrixXd& P = hook.covariance();
+  const Eigen::MatrixXd& P_d = hook.covariance_dreset();
+  EXPECT_EQ((P - P.transpose()).norm(), 0.0);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(P);
+  EXPECT_GE(eig.eigenvalues().minCoeff(), -1e-15);
+  std::printf("[ covariance ] velocity variance after the bounce: Ξ %.4e, DΔ only %.4e\n", P(1, 1), P_d(1, 1));
+  EXPECT_GT(P(1, 1), 2 * P_d(1, 1));
+}
+
+}  // namespace
+}  // namespace saltation::testing

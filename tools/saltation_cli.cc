@@ -3,7 +3,11 @@
 //   saltation rigid [MODEL.xml] [options]   exact event-driven run of the rigid hybrid model:
 //                                           every contact event with its Ξ, printed as a table,
 //                                           optionally written as JSON Lines
+//   saltation record [MODEL.xml] [options]  MuJoCo's own simulation through the engine hook:
+//                                           the event stream, JSON Lines flushed per event, a
+//                                           CSV summary, accumulated Φ (rigid and compliant)
 #include <mujoco/mujoco.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -19,23 +23,36 @@
 namespace {
 
 using saltation::ConfigError;
+using saltation::TangentDim;
 
 constexpr const char* kDefaultModel = "ball_drop.xml";
 
-const char* kUsage = R"(usage: saltation rigid [MODEL.xml] [options]
+const char* kUsage = R"(usage: saltation record [MODEL.xml] [options]
+       saltation rigid  [MODEL.xml] [options]
 
-Runs the exact event-driven rigid hybrid model of MODEL (default: models/ball_drop.xml) from its
-initial state or a keyframe, and prints every contact event (touchdown, liftoff) with its
-transversality and saltation matrix norm.
+record  steps MuJoCo's own (compliant) simulation of MODEL through the engine hook and prints
+        every contact event (touchdown, graze, liftoff, slip, near_miss, simultaneous, zeno,
+        chatter, restitution) with its transversality, saltation matrix norm and flags.
+rigid   runs the exact event-driven rigid hybrid model instead (touchdown, liftoff, slip).
+MODEL defaults to models/ball_drop.xml.
 
-options:
+options (both):
   --duration S        simulated time (s), default 2
   --keyframe K        start from keyframe K (name or index)
-  --step H            RK4 step of the rigid integrator (s), default 1e-3
-  --restitution E     use restitution E in [0, 1] for every contact (overrides <custom>)
+  --restitution E     restitution of every contact: a number in [0, 1], "model" (the <custom>
+                      fields, default) or, for record, "auto" (measured on MuJoCo's contact)
   --grazing T         flag events whose dimensionless transversality is below T, default 0.01
-  --out FILE.jsonl    write one JSON object per event (written whole, then renamed into place)
+  --out FILE.jsonl    one JSON object per event (record: flushed per event; rigid: written
+                      whole, then renamed into place)
   --quiet             no table, only the summary
+options (record):
+  --csv FILE.csv      CSV summary of the events (written whole at the end)
+  --propagate P       events (default) | rigid | compliant | both: what is propagated
+  --phi-out FILE.json accumulated Φ over the run (needs --propagate other than events)
+  --near-miss D       record guards passing within D m of zero without crossing
+  --simultaneous T    crossings within T s form one group, default 1e-6
+options (rigid):
+  --step H            RK4 step of the rigid integrator (s), default 1e-3
   -h, --help          this text
 )";
 
@@ -45,10 +62,15 @@ struct Args {
   double duration = 2;
   std::string keyframe;
   double step = 1e-3;
-  double restitution = -1;
+  std::string restitution = "model";
   double grazing = 0.01;
   std::string out;
   bool quiet = false;
+  std::string csv;
+  std::string propagate = "events";
+  std::string phi_out;
+  double near_miss = -1;
+  double simultaneous = 1e-6;
 };
 
 double ParseNumber(const std::string& option, const std::string& text) {
@@ -81,8 +103,24 @@ Args ParseArgs(int argc, char** argv) {
       args.step = ParseNumber(a, value());
       if (!(args.step > 0 && args.step <= 0.1)) throw ConfigError("--step must be in (0, 0.1] s");
     } else if (a == "--restitution") {
-      args.restitution = ParseNumber(a, value());
-      if (args.restitution < 0 || args.restitution > 1) throw ConfigError("--restitution must be in [0, 1]");
+      args.restitution = value();
+      if (args.restitution != "model" && args.restitution != "auto") {
+        const double e = ParseNumber(a, args.restitution);
+        if (e < 0 || e > 1) throw ConfigError("--restitution must be in [0, 1], model or auto");
+      }
+    } else if (a == "--csv") {
+      args.csv = value();
+    } else if (a == "--propagate") {
+      args.propagate = value();
+      saltation::ParsePropagation(args.propagate);
+    } else if (a == "--phi-out") {
+      args.phi_out = value();
+    } else if (a == "--near-miss") {
+      args.near_miss = ParseNumber(a, value());
+      if (args.near_miss < 0) throw ConfigError("--near-miss must be non-negative");
+    } else if (a == "--simultaneous") {
+      args.simultaneous = ParseNumber(a, value());
+      if (args.simultaneous < 0) throw ConfigError("--simultaneous must be non-negative");
     } else if (a == "--grazing") {
       args.grazing = ParseNumber(a, value());
       if (args.grazing < 0 || args.grazing > 1) throw ConfigError("--grazing must be in [0, 1]");
@@ -100,6 +138,9 @@ Args ParseArgs(int argc, char** argv) {
   args.command = positional[0];
   if (positional.size() > 2) throw ConfigError("too many arguments: '" + positional[2] + "'");
   if (positional.size() == 2) args.model = positional[1];
+  if (!args.phi_out.empty() && args.propagate == "events") {
+    throw ConfigError("--phi-out needs --propagate rigid, compliant or both");
+  }
   return args;
 }
 
@@ -163,7 +204,8 @@ int RunRigid(const Args& args) {
   const std::string path = args.model.empty() ? DefaultModelPath() : args.model;
   saltation::ModelPtr m = LoadModel(path);
   saltation::Model model(m.get());
-  if (args.restitution >= 0) model.SetRestitution(args.restitution);
+  if (args.restitution == "auto") throw ConfigError("--restitution auto needs MuJoCo's contacts: use record");
+  if (args.restitution != "model") model.SetRestitution(std::stod(args.restitution));
   saltation::SimulatorOptions options;
   options.step = args.step;
   saltation::RigidSimulator sim(model, options);
@@ -223,6 +265,140 @@ int RunRigid(const Args& args) {
   return 0;
 }
 
+
+// one JSON matrix, row-major
+std::string MatrixJson(const Eigen::MatrixXd& A, double log_scale) {
+  std::string out = "[";
+  char buf[32];
+  for (int i = 0; i < A.rows(); i++) {
+    out += i ? ",[" : "[";
+    for (int j = 0; j < A.cols(); j++) {
+      const double x = A(i, j) * std::exp(log_scale);
+      std::snprintf(buf, sizeof(buf), "%.17g", x);
+      out += (j ? "," : "") + std::string(std::isfinite(x) ? buf : "null");
+    }
+    out += "]";
+  }
+  return out + "]";
+}
+
+int RunRecord(const Args& args) {
+  const std::string path = args.model.empty() ? DefaultModelPath() : args.model;
+  saltation::ModelPtr m = LoadModel(path);
+  saltation::HookOptions options;
+  options.propagation = saltation::ParsePropagation(args.propagate);
+  options.grazing_threshold = args.grazing;
+  options.near_miss_distance = args.near_miss;
+  options.simultaneous_time = args.simultaneous;
+  if (args.restitution == "auto") {
+    options.restitution = saltation::RestitutionSource::kAuto;
+  } else if (args.restitution != "model") {
+    options.restitution = saltation::RestitutionSource::kOverride;
+    options.restitution_override = std::stod(args.restitution);
+  }
+  saltation::Hook hook(m.get(), options);  // before mj_makeData: near-contacts take slots
+  saltation::DataPtr d(mj_makeData(m.get()));
+  const saltation::State x0 = InitialState(m.get(), args.keyframe);
+  saltation::StateToData(m.get(), x0, d.get());
+  mj_forward(m.get(), d.get());
+  const double t_end = d->time + args.duration;
+
+  int fd = -1;
+  if (!args.out.empty()) {
+    fd = open(args.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) throw ConfigError("could not write '" + args.out + "'");
+  }
+  std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, timestep %g s, %s, detection margin %.3g m, propagation %s\n",
+              path.c_str(), m->nq, m->nv, m->na, TangentDim(m.get()), m->opt.timestep,
+              m->opt.integrator == mjINT_RK4 ? "RK4" : m->opt.integrator == mjINT_EULER ? "Euler" : "implicit",
+              hook.rigid_model().detect_margin(), saltation::PropagationName(options.propagation));
+  for (const std::string& pair : hook.untracked_pairs()) {
+    std::printf("note: %s is not tracked exactly (its events are seen once it touches)\n", pair.c_str());
+  }
+  if (!args.quiet) {
+    std::printf("%12s  %-12s  %-24s  %14s  %9s  %10s  %s\n", "time (s)", "kind", "contact",
+                "transversality", "rel", "|Xi|", "flags");
+  }
+  std::string csv = saltation::HookEventCsvHeader() + "\n";
+  std::map<std::string, int> counts;
+  double max_norm = 0;
+  std::string write_error;
+  const saltation::Model& model = hook.rigid_model();
+  hook.on_event = [&](const saltation::HookEvent& ev) {
+    counts[ev.kind]++;
+    const double norm = ev.has_xi ? ev.rigid.xi.Norm() : 0;
+    max_norm = std::max(max_norm, norm);
+    if (!args.quiet) {
+      std::string flags;
+      if (ev.grazing) flags += "grazing ";
+      if (ev.proxy) flags += "proxy ";
+      if (ev.kind == "simultaneous") flags += "order-spread=" + std::to_string(ev.order_spread) + " ";
+      if (ev.kind == "zeno") flags += "accumulates-at=" + std::to_string(ev.accumulation_time) + " ";
+      if (ev.kind == "restitution") flags += "e=" + std::to_string(ev.restitution) + " ";
+      if (ev.kind == "near_miss") flags += "min-gap=" + std::to_string(ev.min_gap) + " ";
+      const std::string label = ev.contact.geom1 >= 0 ? saltation::ContactLabel(model, ev.contact) : "";
+      if (ev.has_xi) {
+        std::printf("%12.6f  %-12s  %-24s  %14.6g  %9.3g  %10.4g  %s\n", ev.time, ev.kind.c_str(), label.c_str(),
+                    ev.rigid.xi.transversality, ev.rigid.xi.transversality_rel, norm, flags.c_str());
+      } else {
+        std::printf("%12.6f  %-12s  %-24s  %14s  %9s  %10s  %s\n", ev.time, ev.kind.c_str(), label.c_str(), "", "", "",
+                    flags.c_str());
+      }
+    }
+    csv += saltation::HookEventToCsv(model, ev) + "\n";
+    if (fd >= 0) {
+      // one write per record: a killed run leaves whole lines only
+      const std::string line = saltation::HookEventToJson(model, ev) + "\n";
+      if (write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) write_error = args.out;
+    }
+  };
+  const bool progress = args.duration >= 5;
+  int last_percent = -1;
+  while (d->time < t_end) {
+    hook.Step(d.get());
+    if (!std::isfinite(d->qpos[0]) || d->warning[mjWARN_BADQACC].number > 0) {
+      throw saltation::NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(d->time) +
+                                      " (bad acceleration)");
+    }
+    const int percent = static_cast<int>(100 * (d->time - (t_end - args.duration)) / args.duration);
+    if (progress && percent / 10 != last_percent / 10) {
+      std::fprintf(stderr, "progress: %3d%% (t = %.2f s)\n", std::min(percent, 100), d->time);
+      last_percent = percent;
+    }
+  }
+  if (fd >= 0) close(fd);
+  if (!write_error.empty()) throw ConfigError("could not write '" + write_error + "'");
+  int total = 0;
+  std::printf("summary: ");
+  bool first = true;
+  for (const auto& [kind, n] : counts) {
+    std::printf("%s%d %s", first ? "" : ", ", n, kind.c_str());
+    total += n;
+    first = false;
+  }
+  std::printf("%s (%d records) in %.3f s, max |Xi| %.4g, %zu contacts in the rigid mode at the end\n",
+              total ? "" : "no events", total, args.duration, max_norm, hook.mode().contacts.size());
+  if (!args.csv.empty()) {
+    WriteWhole(args.csv, csv);
+    std::printf("wrote %s\n", args.csv.c_str());
+  }
+  if (!args.phi_out.empty()) {
+    char times[96];
+    std::snprintf(times, sizeof(times), "{\"t0\":%.17g,\"t1\":%.17g", hook.phi_t0(), hook.phi_time());
+    std::string json = times;
+    json += ",\"layout\":\"(dq, dv, act)\"";
+    json += ",\"rigid\":" + (hook.phi_rigid().size() ? MatrixJson(hook.phi_rigid(), hook.phi_rigid_log_scale()) : "null");
+    json += ",\"compliant\":" +
+            (hook.phi_compliant().size() ? MatrixJson(hook.phi_compliant(), hook.phi_compliant_log_scale()) : "null");
+    json += "}\n";
+    WriteWhole(args.phi_out, json);
+    std::printf("wrote %s\n", args.phi_out.c_str());
+  }
+  if (!args.out.empty()) std::printf("wrote %s\n", args.out.c_str());
+  for (const std::string& w : saltation::TakeMujocoWarnings()) std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -240,6 +416,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (args.command == "rigid") return RunRigid(args);
+    if (args.command == "record") return RunRecord(args);
     std::fprintf(stderr, "saltation: unknown command '%s'\n\n%s", args.command.c_str(), kUsage);
     return 2;
   } catch (const saltation::Error& e) {

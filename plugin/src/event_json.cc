@@ -62,6 +62,87 @@ void Labels(std::ostringstream& out, const Model& model, const std::vector<Conta
 
 }  // namespace
 
+std::string HookEventToJson(const Model& model, const HookEvent& ev) {
+  std::ostringstream out;
+  if (ev.has_xi) {
+    // the rigid event's object with the hook's kind and flags (a threshold above or below any
+    // transversality writes the hook's own grazing verdict)
+    std::string body = EventToJson(model, ev.rigid, ev.grazing ? 2.0 : -1.0);
+    const std::string kind_key = "\"kind\":\"";
+    const size_t k0 = body.find(kind_key) + kind_key.size();
+    body.replace(k0, body.find('"', k0) - k0, ev.kind);
+    out << body.substr(0, body.size() - 1) << ",\"proxy\":" << (ev.proxy ? "true" : "false") << '}';
+    return out.str();
+  }
+  out << "{\"time\":";
+  Number(out, ev.time);
+  out << ",\"kind\":";
+  String(out, ev.kind);
+  out << ",\"geom1\":";
+  String(out, ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "");
+  out << ",\"geom2\":";
+  String(out, ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "");
+  if (ev.kind == "near_miss") {
+    out << ",\"min_gap\":";
+    Number(out, ev.min_gap);
+  } else if (ev.kind == "simultaneous") {
+    out << ",\"group\":" << ev.group << ",\"size\":";
+    Number(out, ev.ratio);
+    out << ",\"order_spread\":";
+    Number(out, ev.order_spread);
+    out << ",\"composite_first\":";
+    Matrix(out, ev.composite_first);
+    out << ",\"composite_reverse\":";
+    Matrix(out, ev.composite_reverse);
+  } else if (ev.kind == "zeno") {
+    out << ",\"accumulation_time\":";
+    Number(out, ev.accumulation_time);
+    out << ",\"ratio\":";
+    Number(out, ev.ratio);
+  } else if (ev.kind == "restitution") {
+    out << ",\"restitution\":";
+    Number(out, ev.restitution);
+    out << ",\"normal_velocity_minus\":";
+    Number(out, ev.normal_velocity_minus);
+    out << ",\"normal_velocity_plus\":";
+    Number(out, ev.normal_velocity_plus);
+  } else if (ev.kind == "graze") {
+    out << ",\"grazing\":true,\"xi\":null";
+  }
+  out << '}';
+  return out.str();
+}
+
+std::string HookEventCsvHeader() {
+  return "time,kind,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,detail";
+}
+
+std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
+  std::ostringstream out;
+  auto num = [&](double x) { Number(out, x); };
+  num(ev.time);
+  out << ',' << ev.kind << ',' << (ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "") << ','
+      << (ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "") << ',';
+  num(ev.restitution);
+  out << ',';
+  if (ev.has_xi) {
+    num(ev.rigid.xi.transversality);
+    out << ',';
+    num(ev.rigid.xi.transversality_rel);
+    out << ',';
+    num(ev.rigid.xi.Norm());
+  } else {
+    out << ",,";
+  }
+  out << ',' << (ev.grazing ? "true" : "false") << ',';
+  if (ev.kind == "near_miss") out << "min_gap=" << ev.min_gap;
+  if (ev.kind == "simultaneous") out << "size=" << ev.ratio << " order_spread=" << ev.order_spread;
+  if (ev.kind == "zeno") out << "accumulation_time=" << ev.accumulation_time << " ratio=" << ev.ratio;
+  if (ev.kind == "restitution") out << "measured";
+  if (ev.proxy) out << "proxy";
+  return out.str();
+}
+
 std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing_threshold) {
   std::ostringstream out;
   const SaltationMatrix& xi = ev.xi;

@@ -657,18 +657,7 @@ void Hook::Propagate(double dt) {
   const int n = TangentDim(m_);
   const double t0 = prev_->time, t1 = cur_->time;
   if (phi_compliant_.size()) {
-    // MuJoCo's own finite-difference Jacobian of the step from x_{k−1}
-    Resimulate(*prev_, dt, sub_data_.get());  // sets every input; the state is overwritten next
-    mjData* d = sub_data_.get();
-    d->time = prev_->time;
-    Eigen::Map<Eigen::VectorXd>(d->qpos, m_->nq) = prev_->qpos;
-    Eigen::Map<Eigen::VectorXd>(d->qvel, m_->nv) = prev_->qvel;
-    Eigen::Map<Eigen::VectorXd>(d->act, m_->na) = prev_->act;
-    Eigen::Map<Eigen::VectorXd>(d->qacc_warmstart, m_->nv) = prev_->warmstart;
-    RowMatrix A(n, n);
-    mjd_transitionFD(sub_model_.get(), d, options_.fd_eps, 0, A.data(), nullptr, nullptr, nullptr);
-    d->time = prev_->time;  // 2.2.2 does not restore it
-    phi_compliant_ = A * phi_compliant_;
+    phi_compliant_ = CompliantStepJacobian(*prev_, dt) * phi_compliant_;
     Renormalize(phi_compliant_, phi_compliant_log_);
   }
   if (phi_rigid_.size() || cov_.size()) {
@@ -710,6 +699,44 @@ void Hook::Propagate(double dt) {
     }
   }
   phi_time_ = t1;
+}
+
+Eigen::MatrixXd Hook::CompliantStepJacobian(const Saved& from, double dt) {
+  const mjModel* m = sub_model_.get();
+  const int n = TangentDim(m), nv = m->nv, na = m->na;
+  mjData* d = sub_data_.get();
+  RowMatrix A(n, n);
+  if (m->opt.integrator != mjINT_RK4) {
+    // MuJoCo's own finite differences (forward, eps); 2.2.2 does not restore d->time
+    Resimulate(from, dt, d);  // sets every input; the state is overwritten next
+    d->time = from.time;
+    Eigen::Map<Eigen::VectorXd>(d->qpos, m->nq) = from.qpos;
+    Eigen::Map<Eigen::VectorXd>(d->qvel, nv) = from.qvel;
+    Eigen::Map<Eigen::VectorXd>(d->act, na) = from.act;
+    Eigen::Map<Eigen::VectorXd>(d->qacc_warmstart, nv) = from.warmstart;
+    mjd_transitionFD(sub_model_.get(), d, options_.fd_eps, 0, A.data(), nullptr, nullptr, nullptr);
+    d->time = from.time;
+    return A;
+  }
+  // RK4: mjd_transitionFD in 2.2.2 gets the velocity columns wrong with RK4 (each equals the
+  // last one, seen on a ball in contact), so difference whole mj_step calls instead, in the same
+  // tangent layout and with the same forward step
+  Resimulate(from, dt, d);
+  const State nominal = StateOf(d);
+  Saved perturbed = from;
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+  const double eps = options_.fd_eps;
+  for (int i = 0; i < n; i++) {
+    e.setZero();
+    e(i) = eps;
+    const State x = Integrate(m, State{from.time, from.qpos, from.qvel, from.act}, e);
+    perturbed.qpos = x.qpos;
+    perturbed.qvel = x.qvel;
+    perturbed.act = x.act;
+    Resimulate(perturbed, dt, d);
+    A.col(i) = Difference(m, nominal, StateOf(d)) / eps;
+  }
+  return A;
 }
 
 void Hook::MeasureRestitution(const mjData* d) {

@@ -11,12 +11,25 @@
 
 #include <string>
 
+#include "saltation/hook.h"
 #include "saltation/rigid_simulator.h"
 
 namespace saltation {
 
 // One-line JSON object (no trailing newline). Non-finite numbers are written as null.
 std::string EventToJson(const Model& model, const RigidEvent& event, double grazing_threshold);
+
+// One record of the engine hook's event stream: the fields above for events with Ξ (kind as the
+// hook names it: touchdown, graze, liftoff, slip), plus proxy (a kinematic release); for the
+// other kinds time, kind, geom1, geom2 and their own fields — near_miss: min_gap; simultaneous:
+// group, size, order_spread, composite_first, composite_reverse; zeno: accumulation_time, ratio;
+// restitution: restitution, normal_velocity_minus, normal_velocity_plus; chatter: nothing more.
+std::string HookEventToJson(const Model& model, const HookEvent& event);
+
+// CSV header and row of the hook's event summary (no trailing newline):
+// time,kind,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,detail
+std::string HookEventCsvHeader();
+std::string HookEventToCsv(const Model& model, const HookEvent& event);
 
 }  // namespace saltation
 

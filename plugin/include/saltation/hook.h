@@ -151,6 +151,7 @@ class Hook {
   void UpdateTracking(const HookEvent& ev);
   void Propagate(double dt);
   void MeasureRestitution(const mjData* d);
+  Eigen::MatrixXd CompliantStepJacobian(const Saved& from, double dt);
 
   mjModel* m_;
   HookOptions options_;
