@@ -1,0 +1,461 @@
+#include "app.h"
+
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+
+#include "scene_markers.h"
+#include "screenshot.h"
+
+namespace saltation_viewer {
+namespace {
+
+constexpr double kFrameSimTime = 1.0 / 60;   // screenshot mode: simulated time per frame
+constexpr int kSceneGeoms = 6000;            // model geoms + contacts + event markers
+constexpr double kDoubleClick = 0.3;         // s
+
+}  // namespace
+
+volatile std::sig_atomic_t g_stop_requested = 0;
+
+std::string DefaultModelPath() {
+  const std::string local = "models/ball_drop.xml";
+  if (access(local.c_str(), R_OK) == 0) return local;
+  return std::string(SALTATION_MODELS_DIR) + "/ball_drop.xml";
+}
+
+App::App(const ViewerArgs& args) : args_(args) {
+  mjv_defaultCamera(&cam_);
+  mjv_defaultOption(&vopt_);
+  mjv_defaultScene(&scn_);
+  mjr_defaultContext(&con_);
+  ui_.pending.propagation = args_.propagation;
+}
+
+App::~App() {
+  sim_.StopThread();
+  if (imgui_) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  mjv_freeScene(&scn_);
+  if (window_) {
+    mjr_freeContext(&con_);
+    glfwDestroyWindow(window_);
+    glfwTerminate();
+  }
+}
+
+std::string App::LoadInitialModel() {
+  // settings first, so the first hook is made with them
+  {
+    auto lock = sim_.Lock();
+    sim_.Apply(ui_.pending);
+  }
+  if (args_.model.empty()) {
+    ui_.load_error = sim_.Load(DefaultModelPath(), args_.keyframe.empty() ? "throw" : args_.keyframe,
+                               !args_.keyframe.empty());
+  } else {
+    ui_.load_error = sim_.Load(args_.model, args_.keyframe);
+  }
+  if (ui_.load_error.empty() && !args_.record.empty()) {
+    auto lock = sim_.Lock();
+    std::snprintf(ui_.record_base, sizeof(ui_.record_base), "%s", args_.record.c_str());
+    const std::string error = sim_.recorder().Open(args_.record);
+    if (!error.empty()) return error;
+  }
+  return ui_.load_error;
+}
+
+std::string App::OpenWindow() {
+  if (!glfwInit()) return "cannot initialise GLFW (no display? try xvfb-run)";
+  // the default (compatibility) context: mjr_makeContext fails on a core profile
+  const bool headless = !args_.screenshot.empty();
+  glfwWindowHint(GLFW_SAMPLES, headless ? 0 : 4);  // llvmpipe multisampling is slow
+  if (headless) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
+  window_ = glfwCreateWindow(args_.width, args_.height, "saltation-viewer", nullptr, nullptr);
+  if (!window_) {
+    glfwTerminate();
+    return "cannot create a window with an OpenGL context (no display? try xvfb-run)";
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(headless ? 0 : 1);
+  glfwSetWindowUserPointer(window_, this);
+
+  // our callbacks first: ImGui chains to them
+  glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int, int action, int mods) {
+    if (action != GLFW_RELEASE) From(w)->Key(key, mods);
+  });
+  glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int button, int action, int mods) {
+    From(w)->MouseButton(button, action, mods);
+  });
+  glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double x, double y) {
+    From(w)->CursorMoved(x, y);
+  });
+  glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double dy) {
+    App* app = From(w);
+    if (ImGui::GetIO().WantCaptureMouse) return;
+    auto lock = app->sim_.Lock();
+    if (app->sim_.m()) mjv_moveCamera(app->sim_.m(), mjMOUSE_ZOOM, 0, -0.05 * dy, &app->scn_, &app->cam_);
+  });
+  glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
+    if (count > 0) From(w)->ui_.request_load = paths[0];
+  });
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the user's directory
+  ImGui::StyleColorsDark();
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 130");
+  imgui_ = true;
+
+  auto lock = sim_.Lock();
+  if (sim_.m()) MakeRenderContext();
+  return "";
+}
+
+void App::MakeRenderContext() {
+  const mjModel* m = sim_.m();
+  mjv_freeScene(&scn_);
+  mjv_makeScene(m, &scn_, kSceneGeoms);
+  mjr_makeContext(m, &con_, mjFONTSCALE_100);
+  // the model's free camera, a little further out and lower, so the motion stays in view
+  mjv_defaultFreeCamera(m, &cam_);
+  cam_.distance = 2.0 * m->stat.extent;
+  cam_.elevation = -15;
+  if (args_.camera.size() >= 3) {
+    cam_.azimuth = args_.camera[0];
+    cam_.elevation = args_.camera[1];
+    cam_.distance = args_.camera[2];
+  }
+  if (args_.camera.size() == 6) mju_copy3(cam_.lookat, &args_.camera[3]);
+  render_model_ = m;
+}
+
+void App::LoadModel(const std::string& path, const std::string& keyframe) {
+  const std::string error = sim_.Load(path, keyframe, false);
+  if (!error.empty()) {
+    ui_.load_error = error;
+    std::fprintf(stderr, "saltation-viewer: %s\n", error.c_str());
+    return;
+  }
+  ui_.load_error.clear();
+  ui_.selected = -1;
+  ui_.seen_events = 0;
+  auto lock = sim_.Lock();
+  MakeRenderContext();
+  ShowMessage(ui_, "loaded " + path);
+}
+
+void App::HandleRequests() {
+  if (!ui_.request_load.empty()) {
+    const std::string path = ui_.request_load;
+    ui_.request_load.clear();
+    LoadModel(path, "");
+  }
+  if (ui_.request_reload) {
+    ui_.request_reload = false;
+    std::string path, key;
+    {
+      auto lock = sim_.Lock();
+      path = sim_.path();
+      if (sim_.m() && sim_.keyframe() >= 0) key = std::to_string(sim_.keyframe());
+    }
+    if (!path.empty()) LoadModel(path, key);
+  }
+}
+
+void App::TakeWarnings() {
+  for (std::string& w : saltation::TakeMujocoWarnings()) {
+    std::fprintf(stderr, "saltation-viewer: MuJoCo warning: %s\n", w.c_str());
+    ui_.warnings.push_back(std::move(w));
+  }
+  while (ui_.warnings.size() > 3) ui_.warnings.erase(ui_.warnings.begin());
+}
+
+void App::Frame() {
+  // frame rate over half-second windows
+  const double now = glfwGetTime();
+  fps_frames_++;
+  if (now - fps_since_ >= 0.5) {
+    ui_.fps = static_cast<float>(fps_frames_ / (now - fps_since_));
+    fps_since_ = now;
+    fps_frames_ = 0;
+  }
+  TakeWarnings();
+
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  bool have_scene = false;
+  {
+    auto lock = sim_.Lock();
+    if (kSpeeds[ui_.speed_index] != sim_.speed()) sim_.SetSpeed(kSpeeds[ui_.speed_index]);
+    mjModel* m = sim_.m();
+    if (m && m == render_model_) {
+      if (!sim_.running() && sim_.perturb().active) sim_.ForwardWhilePaused();
+      mjv_updateScene(m, sim_.d(), &vopt_, &sim_.perturb(), &cam_, mjCAT_ALL, &scn_);
+      AddEventMarkers(m, sim_.d()->time, sim_.events(), ui_.selected, ui_.marker_fade, &scn_);
+      have_scene = true;
+    }
+    DrawPanels(sim_, ui_, vopt_, cam_, ImGui::GetIO().DisplaySize);
+  }
+  ImGui::Render();
+
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(window_, &width, &height);
+  const mjrRect viewport = {0, 0, width, height};
+  if (have_scene) {
+    mjr_setBuffer(mjFB_WINDOW, &con_);
+    mjr_render(viewport, &scn_, &con_);
+  } else {
+    glViewport(0, 0, width, height);
+    glClearColor(0.15f, 0.15f, 0.2f, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  }
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+  if (ui_.request_screenshot) {
+    ui_.request_screenshot = false;
+    const std::string name = NextScreenshotName();
+    const std::string error = SaveFramebufferPng(name, width, height);
+    ShowMessage(ui_, error.empty() ? "saved " + name : error);
+  }
+}
+
+int App::RunInteractive() {
+  sim_.StartThread();
+  const double start = glfwGetTime();
+  long frames = 0;
+  while (!glfwWindowShouldClose(window_) && !g_stop_requested) {
+    glfwPollEvents();
+    HandleRequests();
+    Frame();
+    glfwSwapBuffers(window_);
+    frames++;
+  }
+  sim_.StopThread();
+  const double wall = glfwGetTime() - start;
+  auto lock = sim_.Lock();
+  std::printf("saltation-viewer: %ld frames in %.1f s (%.1f frames/s), simulated %.2f s\n", frames,
+              wall, frames / std::max(wall, 1e-9), sim_.d() ? sim_.d()->time : 0.0);
+  return 0;
+}
+
+int App::RunScreenshot() {
+  ui_.fixed_frame_time = kFrameSimTime;
+  // fixed simulated time per frame, whatever the wall time
+  const double start = glfwGetTime();
+  for (int frame = 0; frame < args_.frames; frame++) {
+    glfwPollEvents();
+    if (frame == args_.frames / 2 && !args_.then_load.empty()) ui_.request_load = args_.then_load;
+    HandleRequests();
+    {
+      auto lock = sim_.Lock();
+      sim_.Advance(kFrameSimTime);
+      // a few frames before the end, so the auto-sized event window has its size
+      if (frame == std::max(0, args_.frames - 3) && args_.select_last_event) {
+        for (int i = static_cast<int>(sim_.events().size()) - 1; i >= 0; i--) {
+          if (sim_.events()[i].has_xi) {
+            ui_.selected = i;
+            break;
+          }
+        }
+      }
+    }
+    Frame();
+    if (frame == args_.frames - 1) {
+      int width = 0, height = 0;
+      glfwGetFramebufferSize(window_, &width, &height);
+      if (width != args_.width || height != args_.height) {
+        std::fprintf(stderr, "saltation-viewer: the framebuffer is %dx%d, not the %dx%d asked for\n",
+                     width, height, args_.width, args_.height);
+      }
+      const std::string error = SaveFramebufferPng(args_.screenshot, width, height);
+      if (!error.empty()) {
+        std::fprintf(stderr, "saltation-viewer: %s\n", error.c_str());
+        return 1;
+      }
+    }
+    glfwSwapBuffers(window_);
+  }
+  const double wall = glfwGetTime() - start;
+  auto lock = sim_.Lock();
+  int with_xi = 0;
+  for (const EventRecord& e : sim_.events()) with_xi += e.has_xi;
+  std::printf("saltation-viewer: %s: %d frames in %.2f s (%.1f frames/s), t = %.3f s, %zu events "
+              "(%d with Xi); wrote %s\n",
+              sim_.path().c_str(), args_.frames, wall, args_.frames / std::max(wall, 1e-9),
+              sim_.d()->time, sim_.events().size(), with_xi, args_.screenshot.c_str());
+  if (!sim_.hook_error().empty()) std::printf("saltation-viewer: hook: %s\n", sim_.hook_error().c_str());
+  if (!sim_.step_error().empty()) std::printf("saltation-viewer: stopped: %s\n", sim_.step_error().c_str());
+  if (!ui_.load_error.empty()) std::printf("saltation-viewer: load error shown: %s\n", ui_.load_error.c_str());
+  return 0;
+}
+
+// ---- keyboard and mouse (MuJoCo simulate's conventions) -------------------------------------------
+
+void App::CycleCamera(int direction) {
+  const mjModel* m = sim_.m();
+  // order: free, then the model's fixed cameras
+  int current = cam_.type == mjCAMERA_FIXED ? cam_.fixedcamid + 1 : 0;
+  const int count = m->ncam + 1;
+  current = ((current + direction) % count + count) % count;
+  if (current == 0) {
+    cam_.type = mjCAMERA_FREE;
+  } else {
+    cam_.type = mjCAMERA_FIXED;
+    cam_.fixedcamid = current - 1;
+  }
+}
+
+void App::Key(int key, int mods) {
+  if (ImGui::GetIO().WantTextInput) return;
+  const bool ctrl = mods & GLFW_MOD_CONTROL;
+  if (ctrl && key == GLFW_KEY_L) ui_.request_reload = true;
+  if (ctrl && key == GLFW_KEY_P) ui_.request_screenshot = true;
+  if (ctrl && key == GLFW_KEY_Q) glfwSetWindowShouldClose(window_, 1);
+  if (key == GLFW_KEY_TAB) ui_.show_panels = !ui_.show_panels;
+  if (ctrl) return;
+  auto lock = sim_.Lock();
+  if (!sim_.m()) return;
+  switch (key) {
+    case GLFW_KEY_SPACE:
+      sim_.SetRunning(!sim_.running());
+      break;
+    case GLFW_KEY_RIGHT:
+      if (!sim_.running()) sim_.StepOnce();
+      break;
+    case GLFW_KEY_BACKSPACE:
+      sim_.Reset();
+      ui_.selected = -1;
+      break;
+    case GLFW_KEY_EQUAL:  // '+' without shift on most layouts
+    case GLFW_KEY_KP_ADD:
+      ui_.speed_index = std::max(ui_.speed_index - 1, 0);
+      break;
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT:
+      ui_.speed_index = std::min(ui_.speed_index + 1, kSpeedCount - 1);
+      break;
+    case GLFW_KEY_LEFT_BRACKET:
+      CycleCamera(-1);
+      break;
+    case GLFW_KEY_RIGHT_BRACKET:
+      CycleCamera(1);
+      break;
+    case GLFW_KEY_ESCAPE:
+      cam_.type = mjCAMERA_FREE;
+      break;
+    case GLFW_KEY_C:
+      vopt_.flags[mjVIS_CONTACTPOINT] = !vopt_.flags[mjVIS_CONTACTPOINT];
+      break;
+    case GLFW_KEY_F:
+      vopt_.flags[mjVIS_CONTACTFORCE] = !vopt_.flags[mjVIS_CONTACTFORCE];
+      break;
+    default:
+      break;
+  }
+}
+
+void App::MouseButton(int button, int action, int mods) {
+  glfwGetCursorPos(window_, &last_x_, &last_y_);
+  if (action == GLFW_RELEASE) {
+    if (button == GLFW_MOUSE_BUTTON_LEFT) drag_left_ = false;
+    if (button == GLFW_MOUSE_BUTTON_RIGHT) drag_right_ = false;
+    if (button == GLFW_MOUSE_BUTTON_MIDDLE) drag_middle_ = false;
+    auto lock = sim_.Lock();
+    sim_.perturb().active = 0;
+    return;
+  }
+  if (ImGui::GetIO().WantCaptureMouse) return;  // a press on a panel is the panel's
+  if (button == GLFW_MOUSE_BUTTON_LEFT) drag_left_ = true;
+  if (button == GLFW_MOUSE_BUTTON_RIGHT) drag_right_ = true;
+  if (button == GLFW_MOUSE_BUTTON_MIDDLE) drag_middle_ = true;
+
+  const double now = glfwGetTime();
+  const bool double_click = button == last_click_button_ && now - last_click_ < kDoubleClick;
+  last_click_ = double_click ? -1 : now;
+  last_click_button_ = button;
+  if (double_click) {
+    Select(button, mods);
+    return;
+  }
+
+  // Ctrl+drag on a selected body: left rotates, right translates
+  auto lock = sim_.Lock();
+  mjvPerturb& pert = sim_.perturb();
+  if ((mods & GLFW_MOD_CONTROL) && pert.select > 0 && sim_.m()) {
+    const int mode = button == GLFW_MOUSE_BUTTON_RIGHT ? mjPERT_TRANSLATE : mjPERT_ROTATE;
+    if (!pert.active) mjv_initPerturb(sim_.m(), sim_.d(), &scn_, &pert);
+    pert.active = mode;
+  }
+}
+
+void App::CursorMoved(double x, double y) {
+  const double dx = x - last_x_, dy = y - last_y_;
+  last_x_ = x;
+  last_y_ = y;
+  if (!drag_left_ && !drag_right_ && !drag_middle_) return;
+  int width = 1, height = 1;
+  glfwGetWindowSize(window_, &width, &height);
+  const bool shift = glfwGetKey(window_, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS ||
+                     glfwGetKey(window_, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
+  int action = mjMOUSE_ZOOM;
+  if (drag_right_) {
+    action = shift ? mjMOUSE_MOVE_H : mjMOUSE_MOVE_V;
+  } else if (drag_left_) {
+    action = shift ? mjMOUSE_ROTATE_H : mjMOUSE_ROTATE_V;
+  }
+  auto lock = sim_.Lock();
+  if (!sim_.m()) return;
+  mjvPerturb& pert = sim_.perturb();
+  if (pert.active) {
+    mjv_movePerturb(sim_.m(), sim_.d(), action, dx / height, dy / height, &scn_, &pert);
+  } else {
+    mjv_moveCamera(sim_.m(), action, dx / height, dy / height, &scn_, &cam_);
+  }
+}
+
+// double-click: left selects a body (for Ctrl+drag), right looks at the point, Ctrl+right tracks
+// the body
+void App::Select(int button, int mods) {
+  auto lock = sim_.Lock();
+  const mjModel* m = sim_.m();
+  mjData* d = sim_.d();
+  if (!m) return;
+  int width = 1, height = 1;
+  glfwGetWindowSize(window_, &width, &height);
+  mjtNum point[3];
+  int geom = -1, skin = -1;
+  const int body = mjv_select(m, d, &vopt_, static_cast<mjtNum>(width) / height, last_x_ / width,
+                              (height - last_y_) / height, &scn_, point, &geom, &skin);
+  mjvPerturb& pert = sim_.perturb();
+  if (button == GLFW_MOUSE_BUTTON_LEFT) {
+    pert.select = body > 0 ? body : 0;
+    pert.skinselect = skin;
+    pert.active = 0;
+    if (body > 0) {
+      mjtNum offset[3];
+      mju_sub3(offset, point, d->xpos + 3 * body);
+      mju_mulMatTVec(pert.localpos, d->xmat + 9 * body, offset, 3, 3);
+    }
+  } else if (button == GLFW_MOUSE_BUTTON_RIGHT && body >= 0) {
+    if ((mods & GLFW_MOD_CONTROL) && body > 0) {
+      cam_.type = mjCAMERA_TRACKING;
+      cam_.trackbodyid = body;
+      cam_.fixedcamid = -1;
+    } else {
+      mju_copy3(cam_.lookat, point);
+    }
+  }
+}
+
+}  // namespace saltation_viewer

@@ -1,0 +1,149 @@
+// saltation-viewer: MuJoCo's simulation with the engine hook's contact events, their saltation
+// matrices and the rigid-vs-compliant comparison, in a window (or one headless screenshot).
+//
+//   saltation-viewer [MODEL.xml] [--keyframe K] [--propagation MODE]
+//   saltation-viewer [MODEL.xml] --screenshot FILE.png --frames N [--width W --height H] …
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "app.h"
+#include "saltation/errors.h"
+
+namespace {
+
+const char* kUsage = R"(usage: saltation-viewer [MODEL.xml] [options]
+
+Runs MODEL (default: models/ball_drop.xml from keyframe "throw") in MuJoCo with the saltation
+engine hook, and shows every contact event with its saltation matrix. Drop another model on the
+window to load it; Ctrl+L reloads. Keys and mouse: viewer/README.md.
+
+options:
+  --keyframe K          start from keyframe K (name or index)
+  --propagation MODE    events (default), rigid, compliant or both
+  --camera A,E,D[,X,Y,Z] free camera azimuth, elevation (deg), distance, look-at point
+  --record BASE         record events to BASE.jsonl (JSON Lines) and BASE.csv from the start
+  --screenshot FILE     headless: run --frames frames of 1/60 s each, write FILE (PNG), exit
+  --frames N            frames in screenshot mode (default 60)
+  --width W, --height H window size (default 1280x720)
+  --select-last-event   screenshot mode: show the last event's Xi and DDelta
+  --then-load FILE      screenshot mode: load FILE half way through (the reload path)
+  -h, --help            this text
+)";
+
+int Fail(const std::string& message, int code) {
+  std::fprintf(stderr, "saltation-viewer: %s\n", message.c_str());
+  return code;
+}
+
+bool ParseInt(const std::string& text, int lo, int hi, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+// returns an error message, "" when fine, "help" for -h
+std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args) {
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "-h" || a == "--help") return "help";
+    if (a == "--keyframe" || a == "--screenshot" || a == "--frames" || a == "--width" ||
+        a == "--height" || a == "--propagation" || a == "--then-load" || a == "--camera" ||
+        a == "--record") {
+      if (!value(&v)) return "option " + a + " needs a value";
+    }
+    if (a == "--keyframe") {
+      args->keyframe = v;
+    } else if (a == "--screenshot") {
+      args->screenshot = v;
+    } else if (a == "--record") {
+      args->record = v;
+    } else if (a == "--then-load") {
+      args->then_load = v;
+    } else if (a == "--frames") {
+      if (!ParseInt(v, 1, 1000000, &args->frames)) return "--frames needs a positive integer";
+    } else if (a == "--width") {
+      if (!ParseInt(v, 64, 8192, &args->width)) return "--width needs an integer in [64, 8192]";
+    } else if (a == "--height") {
+      if (!ParseInt(v, 64, 8192, &args->height)) return "--height needs an integer in [64, 8192]";
+    } else if (a == "--propagation") {
+      using saltation::Propagation;
+      if (v == "events") args->propagation = Propagation::kEvents;
+      else if (v == "rigid") args->propagation = Propagation::kRigid;
+      else if (v == "compliant") args->propagation = Propagation::kCompliant;
+      else if (v == "both") args->propagation = Propagation::kBoth;
+      else return "--propagation must be events, rigid, compliant or both, got '" + v + "'";
+    } else if (a == "--camera") {
+      args->camera.clear();
+      size_t pos = 0;
+      while (pos <= v.size()) {
+        const size_t comma = std::min(v.find(',', pos), v.size());
+        const std::string field = v.substr(pos, comma - pos);
+        char* end = nullptr;
+        const double x = std::strtod(field.c_str(), &end);
+        if (field.empty() || *end != '\0' || !std::isfinite(x)) return "--camera needs numbers, got '" + v + "'";
+        args->camera.push_back(x);
+        pos = comma + 1;
+      }
+      if (args->camera.size() != 3 && args->camera.size() != 6) {
+        return "--camera needs 3 or 6 numbers: azimuth,elevation,distance[,x,y,z]";
+      }
+    } else if (a == "--select-last-event") {
+      args->select_last_event = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return "unknown option '" + a + "'";
+    } else if (args->model.empty()) {
+      args->model = a;
+    } else {
+      return "more than one model given: '" + a + "'";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  saltation::InstallMujocoHandlers();  // mju_error throws instead of waiting for Enter
+
+  saltation_viewer::ViewerArgs args;
+  const std::string parse_error = ParseArgs(argc, argv, &args);
+  if (parse_error == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!parse_error.empty()) {
+    std::fputs(kUsage, stderr);
+    return Fail(parse_error, 2);
+  }
+  const bool headless = !args.screenshot.empty();
+
+  glfwSetErrorCallback([](int code, const char* text) {
+    std::fprintf(stderr, "saltation-viewer: GLFW error %d: %s\n", code, text);
+  });
+  saltation_viewer::App app(args);
+  // a bad model is fatal only in screenshot mode; in a window it is shown and another can be dropped
+  const std::string load_error = app.LoadInitialModel();
+  if (!load_error.empty()) {
+    if (headless) return Fail(load_error, 1);
+    std::fprintf(stderr, "saltation-viewer: %s\n", load_error.c_str());
+  }
+  const std::string window_error = app.OpenWindow();
+  if (!window_error.empty()) return Fail(window_error, 1);
+  if (headless) return app.RunScreenshot();
+  auto stop = [](int) { saltation_viewer::g_stop_requested = 1; };
+  std::signal(SIGINT, stop);
+  std::signal(SIGTERM, stop);
+  return app.RunInteractive();
+}

@@ -1,0 +1,56 @@
+// The ImGui overlay: controls, time plots of ‖Ξ‖ and of the transversality, the event table,
+// the selected event's Ξ and DΔ as heat maps, and the rigid-vs-compliant comparison. Drawn with
+// the simulation's lock held; requests that need the GL context or a new model (reload, load,
+// screenshot) are left in UiState for the app to carry out.
+#ifndef SALTATION_VIEWER_PANELS_H_
+#define SALTATION_VIEWER_PANELS_H_
+
+#include <imgui.h>
+#include <mujoco/mujoco.h>
+
+#include <string>
+#include <vector>
+
+#include "simulation.h"
+
+namespace saltation_viewer {
+
+// slow-motion factors, fastest first (simulated seconds per wall second)
+inline constexpr double kSpeeds[] = {4, 2, 1, 0.5, 0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001};
+inline constexpr int kSpeedCount = sizeof(kSpeeds) / sizeof(kSpeeds[0]);
+inline constexpr int kRealTimeIndex = 2;
+
+struct UiState {
+  bool show_panels = true;
+  int selected = -1;            // event record shown in the heat map (−1: none)
+  size_t seen_events = 0;       // to scroll the table to new events
+  int speed_index = kRealTimeIndex;
+  double plot_window = 4;       // s of simulated time shown in the plots
+  double marker_fade = 2;       // s of simulated time a scene marker takes to fade
+  HookSettings pending;         // settings as edited (applied when a widget is released)
+  std::string load_error;       // why the last load failed (the previous model keeps running)
+  std::vector<std::string> warnings;  // recent MuJoCo warnings
+  std::string message;          // transient status line
+  double message_until = 0;
+  char record_base[512] = "";
+  std::string record_error;
+  float fps = 0;
+  double fixed_frame_time = 0;  // screenshot mode: simulated seconds per frame (0: real time)
+
+  // requests for the app (need the GL context or the lock released)
+  bool request_reload = false;
+  bool request_screenshot = false;
+  std::string request_load;
+};
+
+// Draws every panel. display: the window size in ImGui units.
+void DrawPanels(Simulation& sim, UiState& ui, mjvOption& vopt, mjvCamera& cam, ImVec2 display);
+
+// Selects an event record and pauses (clicking a row or a plot point).
+void SelectEvent(Simulation& sim, UiState& ui, int record);
+
+void ShowMessage(UiState& ui, const std::string& text);
+
+}  // namespace saltation_viewer
+
+#endif  // SALTATION_VIEWER_PANELS_H_

@@ -1,0 +1,358 @@
+#include "simulation.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+namespace saltation_viewer {
+namespace {
+
+constexpr size_t kMaxRecords = 50000;     // the table keeps this many events
+constexpr size_t kMaxPhiSamples = 20000;  // Φ comparison samples kept
+constexpr double kPhiSampleDt = 0.002;    // s of simulated time between Φ samples
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// log10 of scale · ‖A‖_F with scale = exp(log_scale)
+double Log10Norm(const Eigen::MatrixXd& A, double log_scale) {
+  return log_scale / std::log(10.0) + std::log10(A.norm());
+}
+
+std::string Flags(const saltation::HookEvent& ev) {
+  std::string f;
+  auto add = [&f](const std::string& s) { f += (f.empty() ? "" : " ") + s; };
+  if (ev.grazing) add("grazing");
+  if (ev.proxy) add("proxy");
+  if (ev.group >= 0) add("group(" + std::to_string(ev.group) + ")");
+  if (ev.has_xi && !ev.rigid.released.empty()) {
+    add("released(" + std::to_string(ev.rigid.released.size()) + ")");
+  }
+  if (ev.kind == "near_miss") {
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), "gap %.2g m", ev.min_gap);
+    add(buf);
+  }
+  if (ev.kind == "zeno") {
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), "t_inf %.4g s", ev.accumulation_time);
+    add(buf);
+  }
+  return f;
+}
+
+}  // namespace
+
+double WallSeconds() {
+  using clock = std::chrono::steady_clock;
+  static const clock::time_point start = clock::now();
+  return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+Simulation::Simulation() { mjv_defaultPerturb(&pert_); }
+
+Simulation::~Simulation() {
+  StopThread();
+  hook_.reset();  // restores the model's margins before the model goes
+}
+
+int Simulation::FindKeyframe(const mjModel* m, const std::string& key) {
+  if (key.empty() || m->nkey == 0) return -1;
+  const int id = mj_name2id(m, mjOBJ_KEY, key.c_str());
+  if (id >= 0) return id;
+  char* end = nullptr;
+  const long k = std::strtol(key.c_str(), &end, 10);
+  if (*end == '\0' && k >= 0 && k < m->nkey) return static_cast<int>(k);
+  return -1;
+}
+
+std::string Simulation::Load(const std::string& path, const std::string& keyframe,
+                             bool keyframe_required) {
+  // parse and check outside the lock: the previous model keeps running meanwhile
+  saltation::ModelPtr loaded;
+  try {
+    if (access(path.c_str(), R_OK) != 0) return "cannot read model file '" + path + "'";
+    char error[1024] = "";
+    mjModel* raw = nullptr;
+    if (EndsWith(path, ".mjb")) {
+      raw = mj_loadModel(path.c_str(), nullptr);
+      if (!raw) std::snprintf(error, sizeof(error), "not a MuJoCo binary model");
+    } else {
+      raw = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
+    }
+    if (!raw) return "could not load '" + path + "': " + error;
+    loaded.reset(raw);
+    saltation::ReadRestitution(loaded.get());  // <custom> errors name the field
+  } catch (const std::exception& e) {
+    return "could not load '" + path + "': " + e.what();
+  }
+  int key = -1;
+  if (!keyframe.empty()) {
+    key = FindKeyframe(loaded.get(), keyframe);
+    if (key < 0 && keyframe_required) return "model '" + path + "' has no keyframe '" + keyframe + "'";
+  }
+
+  auto lock = Lock();
+  hook_.reset();
+  marker_data_.reset();
+  d_.reset();
+  m_ = std::move(loaded);
+  path_ = path;
+  keyframe_ = key;
+  solref_original_.assign(m_->geom_solref, m_->geom_solref + mjNREF * m_->ngeom);
+  mjv_defaultPerturb(&pert_);
+  Rebuild();
+  return "";
+}
+
+void Simulation::Rebuild() {
+  mjModel* m = m_.get();
+  hook_.reset();  // restores margins and gaps
+  marker_data_.reset();
+  d_.reset();
+
+  // solref time-constant override for the rigid-vs-compliant comparison
+  for (int i = 0; i < m->ngeom; i++) {
+    m->geom_solref[mjNREF * i] = settings_.solref_override ? settings_.solref_timeconst
+                                                           : solref_original_[mjNREF * i];
+  }
+
+  hook_error_.clear();
+  step_error_.clear();
+  records_.clear();
+  phi_samples_.clear();
+  try {
+    saltation::HookOptions options;
+    options.propagation = settings_.propagation;
+    options.grazing_threshold = settings_.grazing_threshold;
+    options.restitution = settings_.restitution;
+    options.restitution_override = settings_.restitution_override;
+    hook_ = std::make_unique<saltation::Hook>(m, options);
+    hook_->on_event = [this](const saltation::HookEvent& ev) { OnEvent(ev); };
+    marker_data_ = std::make_unique<saltation::Data>(hook_->rigid_model());
+  } catch (const std::exception& e) {
+    hook_error_ = e.what();
+    hook_.reset();
+    marker_data_.reset();
+  }
+
+  // the data after the hook: near-contacts take contact slots
+  d_.reset(mj_makeData(m));
+  if (keyframe_ >= 0) mj_resetDataKeyframe(m, d_.get(), keyframe_);
+  mj_forward(m, d_.get());
+  resync_ = true;
+  rtf_wall_ = -1;
+}
+
+void Simulation::Reset() {
+  if (m_) Rebuild();
+}
+
+void Simulation::SetKeyframe(int key) {
+  if (!m_) return;
+  keyframe_ = (key >= 0 && key < m_->nkey) ? key : -1;
+  Rebuild();
+}
+
+void Simulation::Apply(const HookSettings& s) {
+  settings_ = s;
+  if (m_) Rebuild();
+}
+
+void Simulation::RestartPhiWindow() {
+  if (hook_ && d_) hook_->Reset(d_.get());
+  phi_samples_.clear();
+}
+
+void Simulation::SetRunning(bool run) {
+  running_ = run;
+  resync_ = true;
+  if (run) step_error_.clear();
+}
+
+void Simulation::SetSpeed(double speed) {
+  speed_ = speed;
+  resync_ = true;
+  rtf_wall_ = -1;
+}
+
+const saltation::HookEvent* Simulation::hook_event(int record) const {
+  if (record < 0 || record >= static_cast<int>(records_.size())) return nullptr;
+  return records_[record].event.get();
+}
+
+double Simulation::EffectiveRestitution(int geom1, int geom2) const {
+  return hook_ ? hook_->EffectiveRestitution(geom1, geom2) : -1;
+}
+
+void Simulation::OnEvent(const saltation::HookEvent& ev) {
+  const saltation::Model& model = hook_->rigid_model();
+  EventRecord r;
+  r.kind = ev.kind;
+  r.time = ev.time;
+  r.geom1 = ev.contact.geom1;
+  r.geom2 = ev.contact.geom2;
+  if (r.geom1 >= 0 && r.geom2 >= 0) r.contact = saltation::ContactLabel(model, ev.contact);
+  r.has_xi = ev.has_xi;
+  r.grazing = ev.grazing;
+  r.restitution = ev.restitution;
+  if (ev.has_xi) {
+    r.transversality = ev.rigid.xi.transversality;
+    r.transversality_rel = ev.rigid.xi.transversality_rel;
+    r.xi_norm = ev.rigid.xi.Norm();
+  }
+  r.flags = Flags(ev);
+
+  // where to draw it: the contact point of the event's own state (or of the current one)
+  const mjModel* mm = m_.get();
+  const mjData* d = d_.get();
+  bool placed = false;
+  if (marker_data_ && r.geom1 >= 0) {
+    try {
+      mjData* work = marker_data_->main();
+      const double* qpos = ev.has_xi ? ev.rigid.x_minus.qpos.data() : d->qpos;
+      saltation::EvaluatePosition(model, work, qpos);
+      const auto points = saltation::ListContacts(model, work);
+      const auto match = saltation::MatchContacts({ev.contact}, points);
+      if (!match.empty() && match[0] >= 0) {
+        r.pos = points[match[0]].pos;
+        placed = true;
+      }
+    } catch (const std::exception&) {
+      // fall back below
+    }
+  }
+  if (!placed && r.geom2 >= 0 && r.geom2 < mm->ngeom) {
+    // the geom that is not the floor, at its current position
+    const int g = (mm->geom_type[r.geom2] == mjGEOM_PLANE) ? r.geom1 : r.geom2;
+    r.pos = Eigen::Vector3d(d->geom_xpos[3 * g], d->geom_xpos[3 * g + 1], d->geom_xpos[3 * g + 2]);
+  }
+
+  recorder_.Write(model, ev);
+  if (records_.size() < kMaxRecords) {
+    r.event = std::make_shared<const saltation::HookEvent>(ev);
+    records_.push_back(std::move(r));
+  }
+}
+
+void Simulation::SamplePhi() {
+  if (!hook_) return;
+  const double t = hook_->phi_time();
+  if (!phi_samples_.empty() && t - phi_samples_.back().time < kPhiSampleDt &&
+      t >= phi_samples_.back().time) {
+    return;
+  }
+  const Eigen::MatrixXd& R = hook_->phi_rigid();
+  const Eigen::MatrixXd& C = hook_->phi_compliant();
+  if (R.size() == 0 && C.size() == 0) return;
+  PhiSample s;
+  s.time = t;
+  if (R.size()) s.log10_rigid = Log10Norm(R, hook_->phi_rigid_log_scale());
+  if (C.size()) s.log10_compliant = Log10Norm(C, hook_->phi_compliant_log_scale());
+  if (R.size() && C.size() && R.rows() == C.rows() && R.cols() == C.cols()) {
+    // ‖e^{lr} R − e^{lc} C‖ / ‖e^{lc} C‖ = ‖e^{lr−lc} R − C‖ / ‖C‖
+    const double ratio = std::exp(hook_->phi_rigid_log_scale() - hook_->phi_compliant_log_scale());
+    const double cn = C.norm();
+    s.relative_difference = (std::isfinite(ratio) && cn > 0) ? (ratio * R - C).norm() / cn : INFINITY;
+  }
+  phi_samples_.push_back(s);
+  while (phi_samples_.size() > kMaxPhiSamples) phi_samples_.pop_front();
+}
+
+bool Simulation::StepOnce() {
+  mjModel* m = m_.get();
+  mjData* d = d_.get();
+  if (!m || !d) return false;
+  mju_zero(d->xfrc_applied, 6 * m->nbody);
+  mjv_applyPerturbPose(m, d, &pert_, 0);  // mocap bodies only
+  mjv_applyPerturbForce(m, d, &pert_);
+  try {
+    if (hook_) {
+      hook_->Step(d);
+    } else {
+      mj_step(m, d);
+    }
+  } catch (const std::exception& e) {
+    step_error_ = e.what();
+    running_ = false;
+    return false;
+  }
+  SamplePhi();
+  return true;
+}
+
+void Simulation::Advance(double dt) {
+  if (!m_ || !d_) return;
+  const long n = std::max(1L, std::lround(dt / m_->opt.timestep));
+  for (long i = 0; i < n; i++) {
+    if (!StepOnce()) return;
+  }
+}
+
+void Simulation::ForwardWhilePaused() {
+  if (!m_ || !d_) return;
+  mjv_applyPerturbPose(m_.get(), d_.get(), &pert_, 1);
+  mj_forward(m_.get(), d_.get());
+}
+
+void Simulation::StartThread() {
+  exit_ = false;
+  thread_ = std::thread([this] { PhysicsLoop(); });
+}
+
+void Simulation::StopThread() {
+  exit_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+// Keeps d->time = sync_sim + (wall − sync_wall)·speed, stepping in chunks of at most 10 ms of
+// wall time so the render thread gets the lock; a backlog over 0.1 s of wall time is dropped
+// (the measured real-time factor then shows that physics is slower than asked).
+void Simulation::PhysicsLoop() {
+  while (!exit_) {
+    bool stepped = false;
+    {
+      auto lock = Lock();
+      mjData* d = d_.get();
+      if (m_ && d && running_) {
+        const double now = WallSeconds();
+        if (resync_) {
+          sync_sim_ = d->time;
+          sync_wall_ = now;
+          resync_ = false;
+        }
+        const double target = sync_sim_ + (now - sync_wall_) * speed_;
+        const double budget_end = now + 0.010;
+        while (running_ && d->time < target && WallSeconds() < budget_end) {
+          const double before = d->time;
+          if (!StepOnce()) break;
+          stepped = true;
+          if (d->time < before) resync_ = true;  // MuJoCo reset an unstable simulation
+        }
+        if (!resync_ && target - d->time > 0.1 * speed_) {
+          sync_sim_ = d->time;
+          sync_wall_ = WallSeconds();
+        }
+        // measured real-time factor over half-second windows
+        if (rtf_wall_ < 0 || d->time < rtf_sim_) {
+          rtf_wall_ = now;
+          rtf_sim_ = d->time;
+        } else if (now - rtf_wall_ >= 0.5) {
+          measured_rtf_ = (d->time - rtf_sim_) / (now - rtf_wall_);
+          rtf_wall_ = now;
+          rtf_sim_ = d->time;
+        }
+      } else {
+        resync_ = true;
+        rtf_wall_ = -1;
+        measured_rtf_ = 0;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(stepped ? 100 : 1000));
+  }
+}
+
+}  // namespace saltation_viewer
