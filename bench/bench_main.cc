@@ -1,0 +1,151 @@
+// Benchmarks of the engine hook against MuJoCo, measured side by side inside one benchmark run
+// so that the ratios are not at the mercy of a noisy shared machine. Each benchmark alternates
+// the two contenders in every iteration and reports their ratio as a counter.
+//
+//   HookOverhead/<model>      hook.Step (events only) vs plain mj_step over the same trajectory
+//   RigidPhiVsTransitionFD    one step of rigid Φ (∂F/∂x and its transition) vs mjd_transitionFD
+//   XiPerEvent/<model>        one TouchdownEvent (Ξ, DΔ, impact) vs one mj_forward
+#include <benchmark/benchmark.h>
+#include <mujoco/mujoco.h>
+
+#include <chrono>
+#include <string>
+
+#include "saltation/saltation.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using saltation::DataPtr;
+using saltation::ModelPtr;
+
+ModelPtr Load(const std::string& path) {
+  char error[1000] = "";
+  ModelPtr m(mj_loadXML(path.c_str(), nullptr, error, sizeof(error)));
+  if (!m) throw std::runtime_error("cannot load " + path + ": " + error);
+  return m;
+}
+
+std::string ModelFile(const std::string& name) {
+  if (name == "humanoid") return SALTATION_MUJOCO_MODELS "/humanoid/humanoid.xml";
+  return SALTATION_SOURCE_DIR "/models/" + name + ".xml";
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// hook.Step in events-only mode against plain mj_step, 1000 steps from the same initial state
+void HookOverhead(benchmark::State& state, const std::string& name) {
+  ModelPtr plain = Load(ModelFile(name)), hooked = Load(ModelFile(name));
+  saltation::Hook hook(hooked.get());
+  DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(hooked.get()));
+  const int key = mj_name2id(plain.get(), mjOBJ_KEY, "throw");
+  double t_plain = 0, t_hook = 0;
+  for (auto _ : state) {
+    if (key >= 0) {
+      mj_resetDataKeyframe(plain.get(), d1.get(), key);
+      mj_resetDataKeyframe(hooked.get(), d2.get(), key);
+    } else {
+      mj_resetData(plain.get(), d1.get());
+      mj_resetData(hooked.get(), d2.get());
+    }
+    hook.Reset(d2.get());
+    auto t0 = Clock::now();
+    for (int k = 0; k < 1000; k++) mj_step(plain.get(), d1.get());
+    auto t1 = Clock::now();
+    for (int k = 0; k < 1000; k++) hook.Step(d2.get());
+    auto t2 = Clock::now();
+    t_plain += Seconds(t1 - t0);
+    t_hook += Seconds(t2 - t1);
+  }
+  state.counters["plain_us_per_step"] = 1e6 * t_plain / (1000.0 * state.iterations());
+  state.counters["hook_us_per_step"] = 1e6 * t_hook / (1000.0 * state.iterations());
+  state.counters["ratio_hook_to_plain"] = t_hook / t_plain;
+  state.counters["events"] = static_cast<double>(hook.events().size());
+}
+BENCHMARK_CAPTURE(HookOverhead, humanoid, std::string("humanoid"))->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK_CAPTURE(HookOverhead, ball_drop, std::string("ball_drop"))->Unit(benchmark::kMillisecond)->Iterations(20);
+
+// one step of the rigid chain (∂F_A/∂x by central differences and its transition over dt)
+// against mjd_transitionFD (forward differences) at the same state of the humanoid lying down
+void RigidPhiVsTransitionFD(benchmark::State& state) {
+  ModelPtr m = Load(ModelFile("humanoid"));
+  saltation::HookOptions options;
+  saltation::Hook hook(m.get(), options);
+  DataPtr d(mj_makeData(m.get()));
+  for (int k = 0; k < 400; k++) hook.Step(d.get());  // fallen: several contacts in the mode
+  saltation::Model model(m.get());
+  saltation::Data data(model);
+  const saltation::State x = saltation::StateFromData(m.get(), d.get());
+  const saltation::Mode mode = hook.mode();
+  const int n = saltation::TangentDim(m.get());
+  std::vector<mjtNum> A(n * n);
+  DataPtr scratch(mj_makeData(m.get()));
+  double t_rigid = 0, t_fd = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    const Eigen::MatrixXd J = saltation::ModeVectorFieldJacobianFD(model, data, x, mode, 1e-6);
+    const Eigen::MatrixXd E = Eigen::MatrixXd::Identity(n, n) + m->opt.timestep * J;
+    benchmark::DoNotOptimize(E.data());
+    auto t1 = Clock::now();
+    mj_copyData(scratch.get(), m.get(), d.get());
+    mjd_transitionFD(m.get(), scratch.get(), 1e-6, 0, A.data(), nullptr, nullptr, nullptr);
+    auto t2 = Clock::now();
+    t_rigid += Seconds(t1 - t0);
+    t_fd += Seconds(t2 - t1);
+  }
+  state.counters["mode_contacts"] = static_cast<double>(mode.contacts.size());
+  state.counters["rigid_ms"] = 1e3 * t_rigid / state.iterations();
+  state.counters["transitionFD_ms"] = 1e3 * t_fd / state.iterations();
+  state.counters["ratio_rigid_to_transitionFD"] = t_rigid / t_fd;
+}
+BENCHMARK(RigidPhiVsTransitionFD)->Unit(benchmark::kMillisecond)->Iterations(10);
+
+// Ξ of one touchdown (impact, DΔ with its configuration block, F⁻, F⁺) in multiples of mj_forward
+void XiPerEvent(benchmark::State& state, const std::string& name) {
+  ModelPtr m = Load(ModelFile(name));
+  saltation::Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  const int key = mj_name2id(m.get(), mjOBJ_KEY, "throw");
+  if (key >= 0) mj_resetDataKeyframe(m.get(), d.get(), key);
+  const saltation::HookEvent* event = nullptr;
+  while (!event && d->time < 5) {
+    hook.Step(d.get());
+    for (const saltation::HookEvent& ev : hook.events()) {
+      if (ev.has_xi && ev.rigid.kind == saltation::EventKind::kTouchdown) event = &ev;
+    }
+  }
+  if (!event) {
+    state.SkipWithError("no touchdown");
+    return;
+  }
+  saltation::Model model(m.get());
+  saltation::Data data(model);
+  const double tol = saltation::DefaultForceTolerance(m.get());
+  double t_xi = 0, t_forward = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, event->rigid.x_minus, event->rigid.mode_before,
+                                                               event->contact, 1e-9, tol);
+    benchmark::DoNotOptimize(ev.xi.correction.data());
+    auto t1 = Clock::now();
+    for (int k = 0; k < 10; k++) mj_forward(m.get(), d.get());
+    auto t2 = Clock::now();
+    t_xi += Seconds(t1 - t0);
+    t_forward += Seconds(t2 - t1) / 10;
+  }
+  state.counters["xi_us"] = 1e6 * t_xi / state.iterations();
+  state.counters["forward_us"] = 1e6 * t_forward / state.iterations();
+  state.counters["xi_in_forwards"] = t_xi / t_forward;
+}
+BENCHMARK_CAPTURE(XiPerEvent, humanoid, std::string("humanoid"))->Unit(benchmark::kMillisecond)->Iterations(20);
+BENCHMARK_CAPTURE(XiPerEvent, ball_drop, std::string("ball_drop"))->Unit(benchmark::kMillisecond)->Iterations(50);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  saltation::InstallMujocoHandlers();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
