@@ -1,6 +1,7 @@
 // The `saltation` command line, run as a user runs it: good runs, output files, bad input.
 #include <gmock/gmock.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -35,8 +36,10 @@ Result RunCli(const std::string& args) {
   return r;
 }
 
+// per process: ctest runs the cases of this file as parallel processes, and each one writes its
+// inputs when the parameterised cases are instantiated
 std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/saltation_cli_" + name;
+  return ::testing::TempDir() + "/saltation_cli_" + std::to_string(getpid()) + "_" + name;
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {

@@ -34,7 +34,7 @@ RunResult RunViewer(const std::string& args) {
 }
 
 std::string TempPath(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "saltation_viewer_" + name;
+  const std::string path = ::testing::TempDir() + "saltation_viewer_" + std::to_string(getpid()) + "_" + name;
   std::remove(path.c_str());
   return path;
 }

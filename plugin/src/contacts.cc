@@ -11,7 +11,15 @@ std::string ContactLabel(const Model& model, const ContactId& id) {
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   const mjModel* m = model.mj();
   mju_copy(d->qpos, qpos, m->nq);
-  mj_fwdPosition(m, d);
+  // the parts of mj_fwdPosition this library reads: kinematics, M and its factor, contacts, and
+  // the equality rows (not the projections onto the constraint space, O(nefc²))
+  mj_kinematics(m, d);
+  mj_comPos(m, d);
+  mj_tendon(m, d);
+  mj_crb(m, d);
+  mj_factorM(m, d);
+  mj_collision(m, d);
+  if (m->neq) mj_makeConstraint(m, d);
 }
 
 std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
@@ -71,6 +79,7 @@ void ContactRows(const Model& model, const mjData* d, const ContactPoint& point,
 RowMatrix EqualityRows(const Model& model, const mjData* d) {
   const mjModel* m = model.mj();
   const int nv = m->nv;
+  if (m->neq == 0) return RowMatrix(0, nv);
   int count = 0;
   for (int r = 0; r < d->nefc; r++) count += d->efc_type[r] == mjCNSTR_EQUALITY;
   RowMatrix rows = RowMatrix::Zero(count, nv);

@@ -49,8 +49,8 @@ struct ContactPoint {
 // Number of rigid constraint rows of a point: 1 for condim 1, 3 (normal, two tangents) otherwise.
 inline int ContactRowCount(const ContactPoint& p) { return p.condim == 1 ? 1 : 3; }
 
-// Runs MuJoCo's position stage (kinematics, inertia and its factor, collision, equality
-// constraints) on d at qpos.
+// Runs the parts of MuJoCo's position stage this library needs (kinematics, inertia and its
+// factor, collision, equality constraints; not the constraint projections) on d at qpos.
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 
 // Every contact point in d (after EvaluatePosition).
