@@ -156,6 +156,22 @@ inline const char* kCoupledBalls = R"(
   </equality>
 </mujoco>)";
 
+// A damped pendulum (hinge damping 0.3: tr ∂F/∂x ≠ 0) whose tip strikes a frictionless wall
+// (normal −x) with restitution 0.5.
+inline const char* kDampedPendulum = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="wall" type="plane" pos="0.35 0 0.6" euler="0 -90 0" size="1 1 0.1" condim="1"/>
+    <body name="arm" pos="0 0 0.6">
+      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.3"/>
+      <geom type="capsule" fromto="0 0 0 -0.5 0 0" size="0.02" mass="0.5" contype="0" conaffinity="0"/>
+      <geom name="tip" type="sphere" pos="-0.5 0 0" size="0.05" mass="0.5" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
 // A pendulum without any contact.
 inline const char* kPendulum = R"(
 <mujoco>

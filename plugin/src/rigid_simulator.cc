@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "saltation/errors.h"
 #include "saltation/events.h"
@@ -131,6 +132,7 @@ RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& optio
     : model_(model), options_(options), data_(model) {
   const mjModel* m = model.mj();
   force_tol_ = options.force_tol >= 0 ? options.force_tol : DefaultForceTolerance(m);
+  penetration_tol_ = options.penetration_tol >= 0 ? options.penetration_tol : 1e-3 * model.detect_margin();
   if (!(options.step > 0) || !std::isfinite(options.step)) {
     throw ConfigError("integrator step must be a positive number");
   }
@@ -235,9 +237,15 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       const double slow = model_.options().min_bounce_speed;
       double a = 0, fa = start.inactive[i].gap, fb = p.gap, shift = 0;
       if (fa <= 0) {
-        if (fa < -tol) {
-          throw NumericalError("contact " + ContactLabel(model_, p.id) + " penetrates by " +
-                               std::to_string(-fa) + " m at t = " + std::to_string(s.x.time));
+        // a start below zero is round-off or the drift of a constraint held at acceleration level
+        // (a contact released after a long stance, a perturbed start): tolerated up to
+        // penetration_tol; anything deeper was missed
+        if (fa < -penetration_tol_) {
+          char msg[200];
+          std::snprintf(msg, sizeof(msg), " penetrates by %.3g m at t = %.9g without a detectable crossing", -fa,
+                        s.x.time);
+          throw NumericalError("contact " + ContactLabel(model_, p.id) + msg +
+                               " (raise the detection margin or lower the step)");
         }
         const double vn = NormalVelocity(model_, data_, s.x, start.inactive[i]);
         if (vn < -slow) {
@@ -254,13 +262,16 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
             fa = phi(a);
           }
           if (fa <= 0) {
-            throw NumericalError("contact " + ContactLabel(model_, p.id) + " bounced off and back " +
-                                 "within step/" + std::to_string(options_.rebound_samples) +
-                                 " at t = " + std::to_string(s.x.time) + " (lower the step)");
+            char msg[200];
+            std::snprintf(msg, sizeof(msg), " bounced off and back within step/%d at t = %.9g: Zeno or chattering "
+                          "(lower the step)", options_.rebound_samples, s.x.time);
+            throw NumericalError("contact " + ContactLabel(model_, p.id) + msg);
           }
         } else {
-          if (fb >= -tol) continue;  // still within the touching tolerance
-          shift = tol;
+          // touching and at rest relative to the surface: the guard is taken relative to where
+          // it starts, so drift and round-off around zero do not chatter
+          shift = tol - fa;
+          if (fb + shift >= 0) continue;
           fa += shift;
           fb += shift;
         }

@@ -38,6 +38,9 @@ struct SimulatorOptions {
   // (hysteresis against round-off chattering of a force that is identically zero); < 0 picks
   // 1e-9 × the model's mean body weight
   double force_tol = -1;
+  // a contact outside the mode may start a step this far below zero (m) without being an error:
+  // round-off, or the drift of constraints held at acceleration level; < 0: 1e-3 × detection margin
+  double penetration_tol = -1;
   // sub-samples per step used to find where a contact that has just bounced off comes back
   // within the same step (its guard starts at zero, rises, and falls below zero again)
   int rebound_samples = 16;
@@ -78,6 +81,7 @@ class RigidSimulator {
   Data data_;
   double grid_origin_ = 0;
   double force_tol_ = 0;
+  double penetration_tol_ = 0;
 };
 
 }  // namespace saltation

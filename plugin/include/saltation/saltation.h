@@ -8,6 +8,7 @@
 #include "saltation/event_json.h"
 #include "saltation/events.h"
 #include "saltation/finite_difference.h"
+#include "saltation/floquet.h"
 #include "saltation/guards.h"
 #include "saltation/hook.h"
 #include "saltation/impact.h"

@@ -1,0 +1,187 @@
+#include "saltation/floquet.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "saltation/errors.h"
+#include "saltation/finite_difference.h"
+
+namespace saltation {
+namespace {
+
+// advances to the next section event; s becomes its post-event state
+RigidEvent NextSection(RigidSimulator& sim, HybridState& s, const FloquetOptions& options) {
+  const double limit = s.x.time + options.max_period;
+  while (s.x.time < limit) {
+    std::vector<RigidEvent> events = sim.Advance(s, limit, 1);
+    if (events.empty()) break;
+    if (events.front().kind == options.section) return events.front();
+  }
+  throw NumericalError(std::string("no ") + EventKindName(options.section) + " within " +
+                       std::to_string(options.max_period) + " s: no periodic orbit through this state");
+}
+
+// basis of the tangent perturbations that keep the mode's constraints: J δq = 0 and
+// J δv + ∂(J v)/∂q δq = 0 (rows of the mode at x)
+Eigen::MatrixXd ConstraintBasis(const Model& model, Data& data, const State& x, const Mode& mode) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv, n = model.ndx();
+  EvaluatePosition(model, data.aux(), x.qpos.data());
+  const RowMatrix J = ModeConstraints(model, data.aux(), mode.contacts).J;
+  if (J.rows() == 0) return Eigen::MatrixXd::Identity(n, n);
+  Eigen::MatrixXd K(J.rows(), nv);
+  const double eps = model.options().fd_step;
+  Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv);
+  for (int i = 0; i < nv; i++) {
+    dq.setZero();
+    dq(i) = eps;
+    Eigen::VectorXd qp = x.qpos, qm = x.qpos;
+    mj_integratePos(m, qp.data(), dq.data(), 1);
+    mj_integratePos(m, qm.data(), dq.data(), -1);
+    EvaluatePosition(model, data.aux(), qp.data());
+    const Eigen::VectorXd fp = ModeConstraints(model, data.aux(), mode.contacts).J * x.qvel;
+    EvaluatePosition(model, data.aux(), qm.data());
+    const Eigen::VectorXd fm = ModeConstraints(model, data.aux(), mode.contacts).J * x.qvel;
+    K.col(i) = (fp - fm) / (2 * eps);
+  }
+  Eigen::MatrixXd C = Eigen::MatrixXd::Zero(2 * J.rows(), n);
+  C.block(0, 0, J.rows(), nv) = J;
+  C.block(J.rows(), 0, J.rows(), nv) = K;
+  C.block(J.rows(), nv, J.rows(), nv) = J;
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(C, Eigen::ComputeFullV);
+  const Eigen::VectorXd& sv = svd.singularValues();
+  int rank = 0;
+  for (int i = 0; i < sv.size(); i++) rank += sv(i) > 1e-9 * std::max(1.0, sv(0));
+  return svd.matrixV().rightCols(n - rank);
+}
+
+// A repeated multiplier with a Jordan block (an elastic bounce: the period depends on the energy)
+// splits under an O(ε) perturbation of the matrix into values O(√ε) apart; their mean is accurate
+// to O(ε). Multipliers within `radius` of 1 are replaced by their mean when they are several.
+void MergeUnitCluster(Eigen::VectorXcd& mu, double radius) {
+  std::vector<int> near;
+  for (int i = 0; i < mu.size(); i++) {
+    if (std::abs(mu(i) - 1.0) < radius) near.push_back(i);
+  }
+  if (near.size() < 2) return;
+  std::complex<double> mean = 0;
+  for (int i : near) mean += mu(i);
+  mean /= static_cast<double>(near.size());
+  for (int i : near) mu(i) = mean;
+}
+
+}  // namespace
+
+Eigen::VectorXcd SortedEigenvalues(const Eigen::MatrixXd& A) {
+  Eigen::EigenSolver<Eigen::MatrixXd> eig(A, false);
+  Eigen::VectorXcd values = eig.eigenvalues();
+  std::vector<std::complex<double>> v(values.data(), values.data() + values.size());
+  std::sort(v.begin(), v.end(), [](const std::complex<double>& a, const std::complex<double>& b) {
+    if (std::abs(std::abs(a) - std::abs(b)) > 1e-12) return std::abs(a) > std::abs(b);
+    return a.real() > b.real();
+  });
+  return Eigen::Map<Eigen::VectorXcd>(v.data(), v.size());
+}
+
+FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start, const FloquetOptions& options) {
+  const Model& model = sim.model();
+  const mjModel* m = model.mj();
+  const int n = model.ndx(), nv = m->nv;
+  FloquetResult out;
+
+  // iterate the return map; cyclic coordinates are those whose per-period advance is steady
+  HybridState s = start;
+  NextSection(sim, s, options);
+  State previous = s.x;
+  Eigen::VectorXd previous_step = Eigen::VectorXd::Zero(n);
+  double previous_time = s.x.time;
+  for (out.iterations = 1; out.iterations <= options.max_iterations; out.iterations++) {
+    NextSection(sim, s, options);
+    const Eigen::VectorXd step = Difference(m, previous, s.x);
+    out.period = s.x.time - previous_time;
+    // a coordinate that moves by more than the tolerance per period is cyclic; it must repeat its
+    // advance, every other coordinate must repeat itself
+    Eigen::VectorXd mismatch = step;
+    for (int i = 0; i < nv; i++) {
+      if (std::abs(step(i)) > 1e3 * options.tolerance) mismatch(i) = step(i) - previous_step(i);
+    }
+    out.residual = mismatch.norm();
+    previous = s.x;
+    previous_step = step;
+    previous_time = s.x.time;
+    if (out.residual < options.tolerance && out.iterations > 2) {
+      out.converged = true;
+      break;
+    }
+  }
+  out.shift = previous_step;
+  for (int i = 0; i < nv; i++) {
+    if (std::abs(previous_step(i)) > 1e3 * options.tolerance) out.cyclic.push_back(i);
+  }
+  for (int i = nv; i < n; i++) out.shift(i) = 0;
+
+  // a mid-period point, and one period from it
+  out.mid = s;
+  sim.AdvanceFixedMode(out.mid, s.x.time + out.period / 2);
+  const double t_mid = out.mid.x.time, t_end = t_mid + out.period;
+  HybridState probe = out.mid;
+  out.events = sim.Advance(probe, t_end);
+
+  // the Φ/Ξ chain
+  const double eps = options.fd_eps;
+  out.monodromy = Eigen::MatrixXd::Identity(n, n);
+  HybridState segment = out.mid;
+  for (const RigidEvent& ev : out.events) {
+    out.monodromy = ev.xi.Dense() * FlowJacobianFD(sim, segment, ev.time, eps, false) * out.monodromy;
+    segment = HybridState{ev.x_plus, ev.mode_after};
+  }
+  out.monodromy = FlowJacobianFD(sim, segment, t_end, eps, false) * out.monodromy;
+  // shooting: the whole hybrid flow over one period
+  out.shooting = FlowJacobianFD(sim, out.mid, t_end, eps, true);
+
+  out.multipliers = SortedEigenvalues(out.monodromy);
+  out.shooting_multipliers = SortedEigenvalues(out.shooting);
+  MergeUnitCluster(out.multipliers, 1e-2);
+  MergeUnitCluster(out.shooting_multipliers, 1e-2);
+  for (int i = 0; i < n; i++) {
+    out.agreement = std::max(out.agreement, std::abs(out.multipliers(i) - out.shooting_multipliers(i)));
+  }
+  // the trivial multiplier: the one nearest 1 (M F = F along a periodic orbit)
+  double best = 1e300;
+  for (int i = 0; i < n; i++) {
+    const double d = std::abs(out.multipliers(i) - 1.0);
+    if (d < best) best = d, out.trivial = i;
+  }
+
+  // on the constraint-consistent subspace (the mode at the mid point maps back into itself)
+  Data data(model);
+  out.constraint_basis = ConstraintBasis(model, data, out.mid.x, out.mid.mode);
+  const Eigen::MatrixXd& B = out.constraint_basis;
+  out.constrained_multipliers = SortedEigenvalues(B.transpose() * out.monodromy * B);
+  out.constrained_shooting_multipliers = SortedEigenvalues(B.transpose() * out.shooting * B);
+  MergeUnitCluster(out.constrained_multipliers, 1e-2);
+  MergeUnitCluster(out.constrained_shooting_multipliers, 1e-2);
+
+  // the verdict on the constrained multipliers without the trivial one
+  const Eigen::VectorXcd& mu = out.constrained_multipliers;
+  int trivial = -1;
+  best = 1e300;
+  for (int i = 0; i < mu.size(); i++) {
+    const double d = std::abs(mu(i) - 1.0);
+    if (d < best) best = d, trivial = i;
+  }
+  double largest = 0;
+  for (int i = 0; i < mu.size(); i++) {
+    if (i != trivial) largest = std::max(largest, std::abs(mu(i)));
+  }
+  if (largest > 1 + options.unit_tolerance) {
+    out.verdict = "unstable";
+  } else if (largest > 1 - options.unit_tolerance) {
+    out.verdict = "neutrally stable";
+  } else {
+    out.verdict = "stable";
+  }
+  return out;
+}
+
+}  // namespace saltation
