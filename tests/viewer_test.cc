@@ -1,17 +1,26 @@
 // The viewer as a user runs it. ViewerWindow.* need an X display (ctest runs them under
-// xvfb-run); ViewerCommandLine.* do not open a window.
+// xvfb-run); ViewerCommandLine.* do not open a window. ViewerInput.* run the interactive viewer
+// on the X display, drive it with xdotool and read its --status-log.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stb_image.h>  // stbi_load is compiled into libstb
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -186,6 +195,436 @@ TEST(ViewerCommandLine, MissingKeyframeAndBadOptionsAreErrors) {
   EXPECT_NE(run.output.find("--frames needs a positive integer"), std::string::npos) << run.output;
   run = RunViewer("--propagation sideways");
   EXPECT_EQ(run.status, 2) << run.output;
+}
+
+// ---- ViewerInput: the interactive viewer in a real window, driven with xdotool ----------------
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void Sleep(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
+
+// one --status-log line: "wall=… input=… t=… paused=… speed=… selected=… pos=… perturb=…
+// camera=… contacts=… forces=… panels=…"
+struct Status {
+  std::map<std::string, std::string> field;
+  std::string line;
+  std::string operator[](const std::string& key) const {
+    auto it = field.find(key);
+    return it == field.end() ? "" : it->second;
+  }
+  double Num(const std::string& key) const { return std::atof((*this)[key].c_str()); }
+  bool Paused() const { return (*this)["paused"] == "1"; }
+  // the selected body's position (x, y, z); empty when nothing is selected
+  std::vector<double> Pos() const {
+    std::vector<double> p;
+    std::stringstream in((*this)["pos"]);
+    std::string v;
+    while (std::getline(in, v, ',')) p.push_back(std::atof(v.c_str()));
+    return p.size() == 3 ? p : std::vector<double>{};
+  }
+};
+
+Status ParseStatus(const std::string& line) {
+  Status s;
+  s.line = line;
+  std::stringstream in(line);
+  std::string token;
+  while (in >> token) {
+    const size_t eq = token.find('=');
+    if (eq != std::string::npos) s.field[token.substr(0, eq)] = token.substr(eq + 1);
+  }
+  return s;
+}
+
+double HorizontalDistance(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != 3 || b.size() != 3) return NAN;
+  return std::hypot(a[0] - b[0], a[1] - b[1]);
+}
+
+// The viewer as a child process (working directory `dir`, output to dir/viewer.out), with its
+// status log; killed when this goes out of scope.
+class InteractiveViewer {
+ public:
+  ~InteractiveViewer() { Kill(); }
+
+  bool Start(const std::string& dir, const std::vector<std::string>& args) {
+    log_path_ = dir + "/status.log";
+    out_path_ = dir + "/viewer.out";
+    std::vector<std::string> argv = {SALTATION_VIEWER};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--status-log");
+    argv.push_back(log_path_);
+    pid_ = fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      const int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
+      if (chdir(dir.c_str()) != 0) _exit(126);
+      std::vector<char*> cargv;
+      for (std::string& a : argv) cargv.push_back(&a[0]);
+      cargv.push_back(nullptr);
+      execv(cargv[0], cargv.data());
+      _exit(127);
+    }
+    return true;
+  }
+
+  // waits up to `timeout` s for the viewer to exit; its exit status, or -1
+  int WaitExit(double timeout) {
+    const double end = Now() + timeout;
+    while (pid_ > 0 && Now() < end) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      Sleep(0.05);
+    }
+    return -1;
+  }
+
+  void Kill() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);  // the viewer ends its loop cleanly on SIGTERM
+    if (WaitExit(3) < 0 && pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+
+  bool Running() {
+    return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0;
+  }
+
+  std::string Output() const {
+    std::ifstream in(out_path_);
+    std::stringstream all;
+    all << in.rdbuf();
+    return all.str();
+  }
+
+  // every complete line of the status log so far
+  const std::vector<Status>& Lines() {
+    std::ifstream in(log_path_);
+    in.seekg(static_cast<std::streamoff>(offset_));
+    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t start = 0, newline;
+    while ((newline = chunk.find('\n', start)) != std::string::npos) {
+      lines_.push_back(ParseStatus(chunk.substr(start, newline - start)));
+      start = newline + 1;
+    }
+    offset_ += start;
+    return lines_;
+  }
+
+  // the first line at index >= from that satisfies `accept`, waiting up to `timeout` s
+  bool WaitFor(size_t from, const std::function<bool(const Status&)>& accept, double timeout,
+               Status* out) {
+    const double end = Now() + timeout;
+    do {
+      const std::vector<Status>& lines = Lines();
+      for (size_t i = from; i < lines.size(); i++) {
+        if (accept(lines[i])) {
+          *out = lines[i];
+          return true;
+        }
+      }
+      Sleep(0.02);
+    } while (Now() < end);
+    return false;
+  }
+
+  // the first "tick" line (every 0.5 s) written at least `seconds` of the viewer's wall time
+  // after the line `after`
+  bool WaitTick(const Status& after, double seconds, Status* out) {
+    const double wall = after.Num("wall") + seconds;
+    return WaitFor(0, [&](const Status& s) { return s["input"] == "tick" && s.Num("wall") >= wall; },
+                   seconds + 3, out);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::string log_path_, out_path_;
+  size_t offset_ = 0;
+  std::vector<Status> lines_;
+};
+
+// runs xdotool (bounded by timeout(1)); true when it succeeded
+bool Xdo(const std::string& args) {
+  const std::string command = "timeout 10 xdotool " + args + " >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0;
+}
+
+std::string XdoOutput(const std::string& args) {
+  std::string out;
+  std::FILE* pipe = popen(("timeout 10 xdotool " + args + " 2>/dev/null").c_str(), "r");
+  if (!pipe) return out;
+  char buf[256];
+  while (std::fgets(buf, sizeof(buf), pipe)) out += buf;
+  pclose(pipe);
+  return out;
+}
+
+bool LoadPng(const std::string& path, Image* img, double timeout) {
+  const double end = Now() + timeout;
+  do {
+    int channels = 0;
+    img->rgb = stbi_load(path.c_str(), &img->width, &img->height, &channels, 3);
+    if (img->rgb) return true;
+    Sleep(0.05);
+  } while (Now() < end);
+  return false;
+}
+
+// A ball at rest on a lit floor, seen from above at 45° (the floor fills the picture), a fixed
+// camera, and a keyframe at t = 3 s.
+constexpr double kTimestep = 0.002;
+constexpr double kKeyTime = 3;
+const char* kInputModel = R"(<mujoco model="input_test">
+  <option timestep="0.002"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="6 6 0.1" rgba="0.8 0.8 0.8 1"/>
+    <camera name="above" pos="0 0 3"/>
+    <body name="ball" pos="0 0 0.1">
+      <freejoint name="ball"/>
+      <geom name="ball" type="sphere" size="0.1" mass="1" rgba="0.9 0.3 0.2 1"/>
+    </body>
+  </worldbody>
+  <keyframe>
+    <key name="rest" time="3" qpos="0 0 0.1 1 0 0 0"/>
+  </keyframe>
+</mujoco>
+)";
+
+class ViewerInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+    ASSERT_EQ(std::system("command -v xdotool >/dev/null"), 0)
+        << "xdotool is not installed (scripts/bootstrap installs it)";
+    char dir_template[] = "/tmp/saltation_viewer_input_XXXXXX";
+    ASSERT_NE(mkdtemp(dir_template), nullptr);
+    dir_ = dir_template;
+    model_ = dir_ + "/input_test.xml";
+    std::ofstream(model_) << kInputModel;
+  }
+
+  void TearDown() override {
+    viewer_.Kill();
+    if (HasFailure()) {
+      std::printf("---- viewer output ----\n%s---- status log ----\n", viewer_.Output().c_str());
+      for (const Status& s : viewer_.Lines()) std::printf("%s\n", s.line.c_str());
+    }
+    if (!dir_.empty()) std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+
+  // sends `xdo` (xdotool commands) and returns the status line of the input `input`
+  Status Send(const std::string& xdo, const std::string& input) {
+    const size_t from = viewer_.Lines().size();
+    EXPECT_TRUE(Xdo(xdo)) << "xdotool " << xdo;
+    Status s;
+    EXPECT_TRUE(viewer_.WaitFor(from, [&](const Status& l) { return l["input"] == input; }, 5, &s))
+        << "no status line with input=" << input << " after xdotool " << xdo;
+    return s;
+  }
+  Status Key(const std::string& keysym, const std::string& input) {
+    return Send("key --clearmodifiers " + keysym, input);
+  }
+  // xdotool commands that put the pointer at (x, y) of the window
+  std::string At(int x, int y) const {
+    return "mousemove --window " + window_ + " " + std::to_string(x) + " " + std::to_string(y);
+  }
+
+  std::string dir_, model_, window_;
+  InteractiveViewer viewer_;
+};
+
+TEST_F(ViewerInput, KeysAndMouseFollowMujocoSimulateConventions) {
+  const double test_start = Now();
+  // the free camera looks at the ball (at rest at the origin, centre 0.1 m up) from 45° above
+  ASSERT_TRUE(viewer_.Start(dir_, {model_, "--keyframe", "rest", "--width", "1280", "--height",
+                                   "720", "--camera", "90,-45,1.2,0,0,0.1"}));
+  window_ = XdoOutput("search --sync --name '^saltation-viewer$'");
+  window_ = window_.substr(0, window_.find('\n'));
+  ASSERT_FALSE(window_.empty()) << "no window named saltation-viewer within 10 s";
+  Status s;
+  ASSERT_TRUE(viewer_.WaitFor(0, [](const Status& l) { return l["input"] == "start"; }, 10, &s));
+  EXPECT_EQ(s["paused"], "0");
+  EXPECT_EQ(s.Num("speed"), 1);
+  EXPECT_GE(s.Num("t"), kKeyTime);
+  EXPECT_EQ(s["camera"], "free");
+  EXPECT_EQ(s["selected"], "0");
+  EXPECT_EQ(s["contacts"], "0");
+  EXPECT_EQ(s["forces"], "0");
+  EXPECT_EQ(s["panels"], "1");
+  // keys go to the window under the pointer (no window manager): the pointer on the scene
+  ASSERT_TRUE(Xdo(At(640, 360) + " windowfocus " + window_));
+
+  // running: simulated time advances
+  Status running;
+  ASSERT_TRUE(viewer_.WaitTick(s, 0.5, &running));
+  EXPECT_GT(running.Num("t"), s.Num("t")) << "the simulation does not run";
+
+  // Space pauses: the time stays where it was
+  const Status paused = Key("space", "key:space");
+  EXPECT_EQ(paused["paused"], "1");
+  Status later;
+  ASSERT_TRUE(viewer_.WaitTick(paused, 0.6, &later));
+  EXPECT_EQ(later["paused"], "1");
+  EXPECT_EQ(later["t"], paused["t"]) << "time advanced while paused";
+
+  // Right (while paused): exactly one step of the model's timestep each
+  const Status step1 = Key("Right", "key:right");
+  EXPECT_NEAR(step1.Num("t") - paused.Num("t"), kTimestep, 1e-9);
+  const Status step2 = Key("Right", "key:right");
+  EXPECT_NEAR(step2.Num("t") - step1.Num("t"), kTimestep, 1e-9);
+  EXPECT_EQ(step2["paused"], "1");
+
+  // Backspace: back to the keyframe's time, still paused
+  const Status reset = Key("BackSpace", "key:backspace");
+  EXPECT_EQ(reset.Num("t"), kKeyTime);
+  EXPECT_EQ(reset["paused"], "1");
+
+  // Space again: runs from there
+  const Status resumed = Key("space", "key:space");
+  EXPECT_EQ(resumed["paused"], "0");
+  ASSERT_TRUE(viewer_.WaitTick(resumed, 0.5, &later));
+  EXPECT_GT(later.Num("t"), kKeyTime) << "time does not advance after resuming";
+
+  // + / − and = / keypad: the slow-motion factor steps through 4, 2, 1, ½, ¼, 0.1, …
+  EXPECT_EQ(Key("plus", "key:shift+=").Num("speed"), 2);
+  EXPECT_EQ(Key("plus", "key:shift+=").Num("speed"), 4);
+  EXPECT_EQ(Key("plus", "key:shift+=").Num("speed"), 4) << "4x is the fastest";
+  EXPECT_EQ(Key("minus", "key:-").Num("speed"), 2);
+  EXPECT_EQ(Key("KP_Subtract", "key:kp_subtract").Num("speed"), 1);
+  EXPECT_EQ(Key("minus", "key:-").Num("speed"), 0.5);
+  EXPECT_EQ(Key("minus", "key:-").Num("speed"), 0.25);
+  const Status slow = Key("minus", "key:-");
+  EXPECT_EQ(slow.Num("speed"), 0.1);
+  // at 0.1× the physics follows: about 0.1 s of simulated time per second
+  ASSERT_TRUE(viewer_.WaitTick(slow, 1.0, &later));
+  const double slow_rate = (later.Num("t") - slow.Num("t")) / (later.Num("wall") - slow.Num("wall"));
+  std::printf("simulated seconds per wall second at 0.1x: %.3f\n", slow_rate);
+  EXPECT_GT(slow_rate, 0.02);
+  EXPECT_LT(slow_rate, 0.2);
+  EXPECT_EQ(Key("KP_Add", "key:kp_add").Num("speed"), 0.25);
+  EXPECT_EQ(Key("equal", "key:=").Num("speed"), 0.5);
+  EXPECT_EQ(Key("equal", "key:=").Num("speed"), 1);
+
+  // C and F: contact points and forces on and off
+  EXPECT_EQ(Key("c", "key:c")["contacts"], "1");
+  EXPECT_EQ(Key("f", "key:f")["forces"], "1");
+  s = Key("c", "key:c");
+  EXPECT_EQ(s["contacts"], "0");
+  EXPECT_EQ(s["forces"], "1");
+  EXPECT_EQ(Key("f", "key:f")["forces"], "0");
+
+  // Tab hides the panels: Ctrl+P screenshots (in the working directory) before and after
+  Key("ctrl+p", "key:ctrl+p");
+  Image shown, hidden;
+  ASSERT_TRUE(LoadPng(dir_ + "/saltation-screenshot-1.png", &shown, 5)) << "Ctrl+P wrote nothing";
+  EXPECT_EQ(Key("Tab", "key:tab")["panels"], "0");
+  Key("ctrl+p", "key:ctrl+p");
+  ASSERT_TRUE(LoadPng(dir_ + "/saltation-screenshot-2.png", &hidden, 5)) << "Ctrl+P wrote nothing";
+  ASSERT_EQ(shown.width, 1280);
+  ASSERT_EQ(hidden.width, 1280);
+  ASSERT_EQ(shown.height, 720);
+  ASSERT_EQ(hidden.height, 720);
+  // the control panel (top left) and the events panel (top right): dark panels, then the floor
+  for (const int x0 : {20, 850}) {
+    const RegionStats before = Stats(shown, x0, 40, x0 + 300, 280);
+    const RegionStats after = Stats(hidden, x0, 40, x0 + 300, 280);
+    PrintStats(x0 < 640 ? "control panel, shown" : "events panel, shown", before);
+    PrintStats(x0 < 640 ? "control panel region, hidden" : "events panel region, hidden", after);
+    EXPECT_GT(before.dark_fraction, 0.4);
+    EXPECT_LT(after.dark_fraction, 0.05) << "the panel region is not the scene";
+  }
+  // the middle is the scene in both (the panels never covered it)
+  EXPECT_LT(Stats(shown, 560, 300, 720, 420).dark_fraction, 0.05);
+  EXPECT_EQ(Key("Tab", "key:tab")["panels"], "1");
+
+  // double-click left on the ball selects it; on the floor deselects
+  s = Send(At(640, 360) + " click --repeat 2 --delay 60 1", "mouse:left:double-click");
+  EXPECT_EQ(s["selected"], "1:ball");
+  s = Send(At(640, 640) + " click --repeat 2 --delay 60 1", "mouse:left:double-click");
+  EXPECT_EQ(s["selected"], "0");
+  s = Send(At(640, 360) + " click --repeat 2 --delay 60 1", "mouse:left:double-click");
+  EXPECT_EQ(s["selected"], "1:ball");
+
+  // Ctrl + double-click right on the ball tracks it; Esc returns to the free camera
+  s = Send(At(640, 360) + " keydown ctrl click --repeat 2 --delay 60 3 keyup ctrl",
+           "mouse:ctrl+right:double-click");
+  EXPECT_EQ(s["camera"], "tracking:1");
+  EXPECT_EQ(Key("Escape", "key:escape")["camera"], "free");
+  // ] and [ cycle free → the model's camera → free; Esc from a fixed camera
+  EXPECT_EQ(Key("bracketright", "key:]")["camera"], "fixed:0");
+  EXPECT_EQ(Key("bracketright", "key:]")["camera"], "free");
+  EXPECT_EQ(Key("bracketleft", "key:[")["camera"], "fixed:0");
+  EXPECT_EQ(Key("Escape", "key:escape")["camera"], "free");
+
+  // unperturbed, the selected ball stays where it rests
+  ASSERT_TRUE(viewer_.WaitTick(s, 0, &s));
+  Status unperturbed;
+  ASSERT_TRUE(viewer_.WaitTick(s, 0.6, &unperturbed));
+  ASSERT_EQ(s.Pos().size(), 3u) << s.line;
+  EXPECT_LT(HorizontalDistance(s.Pos(), unperturbed.Pos()), 1e-4) << "the ball moves by itself";
+  EXPECT_GT(unperturbed.Num("t"), s.Num("t") + 0.1) << "not running";
+
+  // track the ball, so that it stays under the pointer (the middle of the window) when it moves
+  s = Send(At(640, 360) + " keydown ctrl click --repeat 2 --delay 60 3 keyup ctrl",
+           "mouse:ctrl+right:double-click");
+  EXPECT_EQ(s["camera"], "tracking:1");
+
+  // Ctrl + right drag on it while running: a force pulls it sideways
+  size_t from = viewer_.Lines().size();
+  std::string drag = At(640, 360) + " keydown ctrl mousedown 3";
+  for (int x = 660; x <= 780; x += 20) drag += " sleep 0.03 " + At(x, 360);
+  drag += " sleep 1 mouseup 3 keyup ctrl";
+  Status released = Send(drag, "mouse:ctrl+right:release");
+  Status pressed;
+  ASSERT_TRUE(viewer_.WaitFor(from, [](const Status& l) { return l["input"] == "mouse:ctrl+right:press"; },
+                              0, &pressed));
+  EXPECT_EQ(pressed["perturb"], "translate");
+  EXPECT_EQ(released["perturb"], "none");
+  EXPECT_EQ(released["paused"], "0");
+  double moved = HorizontalDistance(unperturbed.Pos(), released.Pos());
+  std::printf("running: the perturbation moved the ball by %.3f m in %.2f s\n", moved,
+              released.Num("wall") - pressed.Num("wall"));
+  EXPECT_GT(moved, 0.03) << "Ctrl+right drag did not move the ball";
+
+  // paused, the same drag moves the body itself (its pose), and the time stays
+  ASSERT_TRUE(viewer_.WaitTick(released, 0.3, &s));  // the tracking camera has caught up
+  const Status before_pose = Key("space", "key:space");
+  EXPECT_EQ(before_pose["paused"], "1");
+  from = viewer_.Lines().size();
+  drag = At(640, 360) + " keydown ctrl mousedown 3";
+  for (int x = 620; x >= 500; x -= 20) drag += " sleep 0.03 " + At(x, 360);
+  drag += " sleep 0.3 mouseup 3 keyup ctrl";
+  released = Send(drag, "mouse:ctrl+right:release");
+  ASSERT_TRUE(viewer_.WaitFor(from, [](const Status& l) { return l["input"] == "mouse:ctrl+right:press"; },
+                              0, &pressed));
+  EXPECT_EQ(pressed["perturb"], "translate");
+  EXPECT_EQ(released["t"], before_pose["t"]) << "time advanced while paused";
+  moved = HorizontalDistance(before_pose.Pos(), released.Pos());
+  std::printf("paused: the perturbation moved the ball by %.3f m\n", moved);
+  EXPECT_GT(moved, 0.03) << "Ctrl+right drag while paused did not move the ball";
+
+  // Esc: back to the free camera
+  EXPECT_EQ(Key("Escape", "key:escape")["camera"], "free");
+
+  // Ctrl+Q quits: the log's last line, exit status 0
+  const size_t before_quit = viewer_.Lines().size();
+  EXPECT_TRUE(Xdo("key --clearmodifiers ctrl+q"));
+  EXPECT_EQ(viewer_.WaitExit(5), 0) << "Ctrl+Q did not end the viewer";
+  EXPECT_TRUE(viewer_.WaitFor(before_quit, [](const Status& l) { return l["input"] == "exit"; }, 1, &s));
+  std::printf("ViewerInput took %.1f s\n", Now() - test_start);
 }
 
 }  // namespace

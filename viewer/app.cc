@@ -18,6 +18,54 @@ namespace {
 constexpr double kFrameSimTime = 1.0 / 60;   // screenshot mode: simulated time per frame
 constexpr int kSceneGeoms = 6000;            // model geoms + contacts + event markers
 constexpr double kDoubleClick = 0.3;         // s
+constexpr double kStatusPeriod = 0.5;        // s of wall time between --status-log "tick" lines
+
+// --status-log: the key as the README names it ("space", "ctrl+p", "kp_add", …)
+std::string KeyName(int key, int mods) {
+  std::string name;
+  switch (key) {
+    case GLFW_KEY_SPACE: name = "space"; break;
+    case GLFW_KEY_RIGHT: name = "right"; break;
+    case GLFW_KEY_LEFT: name = "left"; break;
+    case GLFW_KEY_UP: name = "up"; break;
+    case GLFW_KEY_DOWN: name = "down"; break;
+    case GLFW_KEY_BACKSPACE: name = "backspace"; break;
+    case GLFW_KEY_ESCAPE: name = "escape"; break;
+    case GLFW_KEY_TAB: name = "tab"; break;
+    case GLFW_KEY_ENTER: name = "enter"; break;
+    case GLFW_KEY_KP_ADD: name = "kp_add"; break;
+    case GLFW_KEY_KP_SUBTRACT: name = "kp_subtract"; break;
+    case GLFW_KEY_LEFT_SHIFT: name = "left_shift"; break;
+    case GLFW_KEY_RIGHT_SHIFT: name = "right_shift"; break;
+    case GLFW_KEY_LEFT_CONTROL: name = "left_ctrl"; break;
+    case GLFW_KEY_RIGHT_CONTROL: name = "right_ctrl"; break;
+    case GLFW_KEY_LEFT_ALT: name = "left_alt"; break;
+    case GLFW_KEY_RIGHT_ALT: name = "right_alt"; break;
+    default: {
+      const char* printable = glfwGetKeyName(key, 0);
+      name = printable && *printable ? printable : "key" + std::to_string(key);
+    }
+  }
+  if (mods & GLFW_MOD_SHIFT) name = "shift+" + name;
+  if (mods & GLFW_MOD_CONTROL) name = "ctrl+" + name;
+  return name;
+}
+
+const char* ButtonName(int button) {
+  switch (button) {
+    case GLFW_MOUSE_BUTTON_LEFT: return "left";
+    case GLFW_MOUSE_BUTTON_RIGHT: return "right";
+    case GLFW_MOUSE_BUTTON_MIDDLE: return "middle";
+    default: return "other";
+  }
+}
+
+// a log field value without spaces
+std::string Token(const char* text) {
+  std::string s = text && *text ? text : "-";
+  std::replace(s.begin(), s.end(), ' ', '_');
+  return s;
+}
 
 }  // namespace
 
@@ -39,6 +87,7 @@ App::App(const ViewerArgs& args) : args_(args) {
 
 App::~App() {
   sim_.StopThread();
+  if (status_log_) std::fclose(status_log_);
   if (imgui_) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -90,10 +139,16 @@ std::string App::OpenWindow() {
 
   // our callbacks first: ImGui chains to them
   glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int, int action, int mods) {
-    if (action != GLFW_RELEASE) From(w)->Key(key, mods);
+    if (action == GLFW_RELEASE) return;
+    App* app = From(w);
+    app->Key(key, mods);
+    app->LogStatus("key:" + KeyName(key, mods) + (action == GLFW_REPEAT ? ":repeat" : ""));
   });
   glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int button, int action, int mods) {
-    From(w)->MouseButton(button, action, mods);
+    App* app = From(w);
+    const char* what = app->MouseButton(button, action, mods);
+    app->LogStatus(std::string("mouse:") + ((mods & GLFW_MOD_CONTROL) ? "ctrl+" : "") +
+                   ((mods & GLFW_MOD_SHIFT) ? "shift+" : "") + ButtonName(button) + ":" + what);
   });
   glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double x, double y) {
     From(w)->CursorMoved(x, y);
@@ -230,8 +285,45 @@ void App::Frame() {
   }
 }
 
+void App::LogStatus(const std::string& input) {
+  if (!status_log_) return;
+  auto lock = sim_.Lock();
+  const mjModel* m = sim_.m();
+  const mjData* d = sim_.d();
+  const mjvPerturb& pert = sim_.perturb();
+  std::fprintf(status_log_, "wall=%.3f input=%s t=%.9f paused=%d speed=%g", glfwGetTime(),
+               input.c_str(), d ? d->time : 0.0, sim_.running() ? 0 : 1, kSpeeds[ui_.speed_index]);
+  if (m && d && pert.select > 0 && pert.select < m->nbody) {
+    const mjtNum* x = d->xpos + 3 * pert.select;
+    std::fprintf(status_log_, " selected=%d:%s pos=%.6f,%.6f,%.6f", pert.select,
+                 Token(mj_id2name(m, mjOBJ_BODY, pert.select)).c_str(), x[0], x[1], x[2]);
+  } else {
+    std::fprintf(status_log_, " selected=0 pos=-");
+  }
+  const char* perturb = (pert.active & mjPERT_TRANSLATE) ? "translate"
+                        : (pert.active & mjPERT_ROTATE)  ? "rotate"
+                                                          : "none";
+  std::string camera = "free";
+  if (cam_.type == mjCAMERA_FIXED) camera = "fixed:" + std::to_string(cam_.fixedcamid);
+  if (cam_.type == mjCAMERA_TRACKING) camera = "tracking:" + std::to_string(cam_.trackbodyid);
+  std::fprintf(status_log_, " perturb=%s camera=%s contacts=%d forces=%d panels=%d\n", perturb,
+               camera.c_str(), vopt_.flags[mjVIS_CONTACTPOINT] ? 1 : 0,
+               vopt_.flags[mjVIS_CONTACTFORCE] ? 1 : 0, ui_.show_panels ? 1 : 0);
+  std::fflush(status_log_);
+}
+
 int App::RunInteractive() {
+  if (!args_.status_log.empty()) {
+    status_log_ = std::fopen(args_.status_log.c_str(), "a");
+    if (!status_log_) {
+      std::fprintf(stderr, "saltation-viewer: cannot open the status log '%s'\n",
+                   args_.status_log.c_str());
+      return 1;
+    }
+  }
   sim_.StartThread();
+  LogStatus("start");
+  status_next_ = glfwGetTime() + kStatusPeriod;
   const double start = glfwGetTime();
   long frames = 0;
   while (!glfwWindowShouldClose(window_) && !g_stop_requested) {
@@ -240,8 +332,13 @@ int App::RunInteractive() {
     Frame();
     glfwSwapBuffers(window_);
     frames++;
+    if (status_log_ && glfwGetTime() >= status_next_) {
+      LogStatus("tick");
+      status_next_ = glfwGetTime() + kStatusPeriod;
+    }
   }
   sim_.StopThread();
+  LogStatus("exit");
   const double wall = glfwGetTime() - start;
   auto lock = sim_.Lock();
   std::printf("saltation-viewer: %ld frames in %.1f s (%.1f frames/s), simulated %.2f s\n", frames,
@@ -365,7 +462,7 @@ void App::Key(int key, int mods) {
   }
 }
 
-void App::MouseButton(int button, int action, int mods) {
+const char* App::MouseButton(int button, int action, int mods) {
   glfwGetCursorPos(window_, &last_x_, &last_y_);
   if (action == GLFW_RELEASE) {
     if (button == GLFW_MOUSE_BUTTON_LEFT) drag_left_ = false;
@@ -373,9 +470,9 @@ void App::MouseButton(int button, int action, int mods) {
     if (button == GLFW_MOUSE_BUTTON_MIDDLE) drag_middle_ = false;
     auto lock = sim_.Lock();
     sim_.perturb().active = 0;
-    return;
+    return "release";
   }
-  if (ImGui::GetIO().WantCaptureMouse) return;  // a press on a panel is the panel's
+  if (ImGui::GetIO().WantCaptureMouse) return "panel";  // a press on a panel is the panel's
   if (button == GLFW_MOUSE_BUTTON_LEFT) drag_left_ = true;
   if (button == GLFW_MOUSE_BUTTON_RIGHT) drag_right_ = true;
   if (button == GLFW_MOUSE_BUTTON_MIDDLE) drag_middle_ = true;
@@ -386,7 +483,7 @@ void App::MouseButton(int button, int action, int mods) {
   last_click_button_ = button;
   if (double_click) {
     Select(button, mods);
-    return;
+    return "double-click";
   }
 
   // Ctrl+drag on a selected body: left rotates, right translates
@@ -397,6 +494,7 @@ void App::MouseButton(int button, int action, int mods) {
     if (!pert.active) mjv_initPerturb(sim_.m(), sim_.d(), &scn_, &pert);
     pert.active = mode;
   }
+  return "press";
 }
 
 void App::CursorMoved(double x, double y) {

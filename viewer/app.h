@@ -8,6 +8,7 @@
 #include <mujoco/mujoco.h>
 
 #include <csignal>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct ViewerArgs {
   bool select_last_event = false; // screenshot mode: show the last event's Ξ
   std::string then_load;          // screenshot mode: load this file half way through
   std::string record;             // start recording to RECORD.jsonl and RECORD.csv
+  std::string status_log;         // interactive mode: append a state line per input and per 0.5 s
 };
 
 // set by a SIGINT/SIGTERM handler: the interactive loop ends cleanly
@@ -56,10 +58,13 @@ class App {
   void HandleRequests();
   void TakeWarnings();
   void Key(int key, int mods);
-  void MouseButton(int button, int action, int mods);
+  // returns what the press did: "release", "panel" (ImGui's), "double-click" or "press"
+  const char* MouseButton(int button, int action, int mods);
   void CursorMoved(double x, double y);
   void Select(int button, int mods);
   void CycleCamera(int direction);
+  // --status-log: one line of the state after an input (or "start", "tick", "exit")
+  void LogStatus(const std::string& input);
 
   static App* From(GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); }
 
@@ -79,6 +84,10 @@ class App {
   double last_x_ = 0, last_y_ = 0;
   double last_click_ = -1;
   int last_click_button_ = -1;
+
+  // --status-log
+  std::FILE* status_log_ = nullptr;
+  double status_next_ = 0;
 
   // frame rate
   double fps_since_ = 0;

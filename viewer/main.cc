@@ -26,6 +26,8 @@ options:
   --propagation MODE    events (default), rigid, compliant or both
   --camera A,E,D[,X,Y,Z] free camera azimuth, elevation (deg), distance, look-at point
   --record BASE         record events to BASE.jsonl (JSON Lines) and BASE.csv from the start
+  --status-log FILE     append the viewer's state to FILE after every key and mouse button and
+                        every 0.5 s (for tests and automation; format in viewer/README.md)
   --screenshot FILE     headless: run --frames frames of 1/60 s each, write FILE (PNG), exit
   --frames N            frames in screenshot mode (default 60)
   --width W, --height H window size (default 1280x720)
@@ -60,7 +62,7 @@ std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args)
     if (a == "-h" || a == "--help") return "help";
     if (a == "--keyframe" || a == "--screenshot" || a == "--frames" || a == "--width" ||
         a == "--height" || a == "--propagation" || a == "--then-load" || a == "--camera" ||
-        a == "--record") {
+        a == "--record" || a == "--status-log") {
       if (!value(&v)) return "option " + a + " needs a value";
     }
     if (a == "--keyframe") {
@@ -69,6 +71,8 @@ std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args)
       args->screenshot = v;
     } else if (a == "--record") {
       args->record = v;
+    } else if (a == "--status-log") {
+      args->status_log = v;
     } else if (a == "--then-load") {
       args->then_load = v;
     } else if (a == "--frames") {
@@ -108,6 +112,9 @@ std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args)
     } else {
       return "more than one model given: '" + a + "'";
     }
+  }
+  if (!args->status_log.empty() && !args->screenshot.empty()) {
+    return "--status-log is for the interactive mode, not with --screenshot";
   }
   return "";
 }
