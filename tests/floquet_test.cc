@@ -57,6 +57,30 @@ TEST_F(Floquet, RimlessWheelMultiplierMatchesAngularMomentumBalance) {
   EXPECT_EQ(result.verdict, "stable");
 }
 
+// With only a few return-map iterations the orbit is not yet found; Newton on the mid-period
+// point and the period finishes the job and gives the same multiplier.
+TEST_F(Floquet, NewtonRefinesAnUnsettledOrbit) {
+  char error[1000];
+  ModelPtr m(mj_loadXML(ModelPath("rimless_wheel.xml").c_str(), nullptr, error, sizeof(error)));
+  ASSERT_TRUE(m) << error;
+  Model model(m.get());
+  RigidSimulator sim(model);
+  DataPtr d(mj_makeData(m.get()));
+  mj_resetDataKeyframe(m.get(), d.get(), mj_name2id(m.get(), mjOBJ_KEY, "start"));
+  FloquetOptions options;
+  options.max_iterations = 6;  // 0.618⁶ ≈ 0.06 of the initial error left: not settled
+  const FloquetResult r = AnalyzePeriodicOrbit(sim, sim.Initialize(StateFromData(m.get(), d.get())), options);
+  std::printf("[ newton ] %d iterations then %d Newton steps, residual %.2e, period %.9f s\n", r.iterations - 1,
+              r.newton_iterations, r.residual, r.period);
+  EXPECT_TRUE(r.converged);
+  EXPECT_GE(r.newton_iterations, 1);
+  EXPECT_NEAR(r.period, 0.525399860, 1e-6);
+  const std::complex<double> mu = std::abs(r.constrained_multipliers(0) - 1.0) < std::abs(r.constrained_multipliers(1) - 1.0)
+                                      ? r.constrained_multipliers(1)
+                                      : r.constrained_multipliers(0);
+  EXPECT_NEAR(mu.real(), 0.618232914, 1e-5);
+}
+
 // An elastic ball bouncing on a floor: every perturbation of its energy persists, so both
 // multipliers are 1 (a Jordan block: the period depends on the energy); neutrally stable.
 TEST_F(Floquet, ElasticBallIsNeutrallyStableWithDoubleUnitMultiplier) {

@@ -123,12 +123,46 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
   // a mid-period point, and one period from it
   out.mid = s;
   sim.AdvanceFixedMode(out.mid, s.x.time + out.period / 2);
+
+  // Newton on the mid-period point and the period when iterating has not settled (an unstable or
+  // slowly converging orbit): [Φ_T − I, F; Fᵀ, 0] [δx; δT] = −[x(T) ⊖ x − shift; 0], solved in the
+  // least-squares sense (symmetry directions make Φ_T − I singular too)
+  const double eps = options.fd_eps;
+  auto mid_residual = [&](const HybridState& x0, double T, HybridState* end) {
+    HybridState e = x0;
+    sim.Advance(e, x0.x.time + T);
+    if (end) *end = e;
+    Eigen::VectorXd r = Difference(m, x0.x, e.x) - out.shift;
+    return r;
+  };
+  for (int it = 0; it < options.newton_iterations && !out.converged; it++) {
+    const Eigen::VectorXd r = mid_residual(out.mid, out.period, nullptr);
+    if (r.norm() < options.tolerance) {
+      out.converged = true;
+      break;
+    }
+    const Eigen::MatrixXd S = FlowJacobianFD(sim, out.mid, out.mid.x.time + out.period, eps, true);
+    Eigen::VectorXd f(n);
+    f << out.mid.x.qvel, EvaluateMode(model, sim.data(), out.mid.x, out.mid.mode).qacc, Eigen::VectorXd::Zero(m->na);
+    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n + 1, n + 1);
+    K.topLeftCorner(n, n) = S - Eigen::MatrixXd::Identity(n, n);
+    K.topRightCorner(n, 1) = f;
+    K.bottomLeftCorner(1, n) = f.transpose();
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + 1);
+    rhs.head(n) = -r;
+    const Eigen::VectorXd delta = K.completeOrthogonalDecomposition().solve(rhs);
+    out.mid.x = Integrate(m, out.mid.x, delta.head(n));
+    out.period += delta(n);
+    out.residual = mid_residual(out.mid, out.period, nullptr).norm();
+    out.newton_iterations = it + 1;
+    if (out.residual < options.tolerance) out.converged = true;
+  }
+
   const double t_mid = out.mid.x.time, t_end = t_mid + out.period;
   HybridState probe = out.mid;
   out.events = sim.Advance(probe, t_end);
 
   // the Φ/Ξ chain
-  const double eps = options.fd_eps;
   out.monodromy = Eigen::MatrixXd::Identity(n, n);
   HybridState segment = out.mid;
   for (const RigidEvent& ev : out.events) {

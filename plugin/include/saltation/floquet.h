@@ -1,7 +1,8 @@
 // Periodic orbits of the rigid hybrid model and their Floquet multipliers (theory.md §5).
 //
 // The orbit is found on a Poincaré section at events of one kind (default: every touchdown) by
-// iterating the return map; coordinates that advance by a constant per period (a wheel's angle, a
+// iterating the return map, then refined with Newton on a mid-period point and the period when
+// iterating has not settled (unstable or slowly converging orbits); coordinates that advance by a constant per period (a wheel's angle, a
 // walker's forward position) are detected as cyclic and only need to repeat up to that shift.
 // The monodromy matrix over one period, taken from a mid-period point, is assembled from the Φ/Ξ
 // chain (finite differences of each mode's flow, Ξ at each event) and, independently, by shooting
@@ -28,11 +29,13 @@ struct FloquetOptions {
   double max_period = 20;        // s without a section event: no periodic orbit
   double fd_eps = 1e-6;          // central-difference step of Φ and of shooting
   double unit_tolerance = 1e-5;  // |λ| within this of 1 counts as 1 (neutral)
+  int newton_iterations = 8;     // Newton refinements when iterating the return map has not settled
 };
 
 struct FloquetResult {
   bool converged = false;
-  int iterations = 0;
+  int iterations = 0;                   // return-map iterations
+  int newton_iterations = 0;            // Newton refinements used after them
   double period = 0;
   double residual = 0;                  // last section-to-section mismatch
   std::vector<int> cyclic;              // tangent indices of cyclic coordinates

@@ -1,0 +1,101 @@
+#include "cli_common.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+namespace saltation::cli {
+
+constexpr const char* kDefaultModel = "ball_drop.xml";
+
+double ParseNumber(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(x)) {
+    throw UsageError("option " + option + " needs a finite number, got '" + text + "'");
+  }
+  return x;
+}
+
+std::string DefaultModelPath() {
+  const std::string local = std::string("models/") + kDefaultModel;
+  if (access(local.c_str(), R_OK) == 0) return local;
+  return std::string(SALTATION_MODELS_DIR) + "/" + kDefaultModel;
+}
+
+ModelPtr LoadModel(const std::string& path) {
+  if (access(path.c_str(), R_OK) != 0) throw ConfigError("cannot read model file '" + path + "'");
+  char error[1024] = "";
+  mjModel* m = nullptr;
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".mjb") == 0) {
+    m = mj_loadModel(path.c_str(), nullptr);
+    if (!m) std::snprintf(error, sizeof(error), "not a MuJoCo binary model");
+  } else {
+    m = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
+  }
+  if (!m) throw ConfigError("could not load '" + path + "': " + error);
+  return ModelPtr(m);
+}
+
+State InitialState(const mjModel* m, const std::string& keyframe) {
+  DataPtr d(mj_makeData(m));
+  if (!keyframe.empty()) {
+    int key = mj_name2id(m, mjOBJ_KEY, keyframe.c_str());
+    if (key < 0) {
+      char* end = nullptr;
+      const long index = std::strtol(keyframe.c_str(), &end, 10);
+      if (*end == '\0' && index >= 0 && index < m->nkey) key = static_cast<int>(index);
+    }
+    if (key < 0) {
+      throw ConfigError("model has no keyframe '" + keyframe + "' (it has " + std::to_string(m->nkey) +
+                        " keyframes)");
+    }
+    mj_resetDataKeyframe(m, d.get(), key);
+  }
+  return StateFromData(m, d.get());
+}
+
+// writes `text` to path through a temporary file and a rename, so the file is never half-written
+void WriteWhole(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw ConfigError("could not write '" + path + "'");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw ConfigError("could not write '" + path + "'");
+  }
+}
+
+std::string JsonNumber(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", x);
+  return buf;
+}
+
+std::string MatrixJson(const Eigen::MatrixXd& A, double log_scale) {
+  std::string out = "[";
+  char buf[32];
+  for (int i = 0; i < A.rows(); i++) {
+    out += i ? ",[" : "[";
+    for (int j = 0; j < A.cols(); j++) {
+      const double x = A(i, j) * std::exp(log_scale);
+      std::snprintf(buf, sizeof(buf), "%.17g", x);
+      out += (j ? "," : "") + std::string(std::isfinite(x) ? buf : "null");
+    }
+    out += "]";
+  }
+  return out + "]";
+}
+
+}  // namespace saltation::cli

@@ -1,0 +1,43 @@
+// Helpers shared by the subcommands of the `saltation` command line.
+#ifndef SALTATION_TOOLS_CLI_COMMON_H_
+#define SALTATION_TOOLS_CLI_COMMON_H_
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+#include <string>
+
+#include "saltation/saltation.h"
+
+namespace saltation::cli {
+
+// a mistake on the command line (exit status 2); other saltation::Error give exit status 1
+class UsageError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
+// a finite number or UsageError naming the option
+double ParseNumber(const std::string& option, const std::string& text);
+
+// models/ball_drop.xml relative to the working directory, else in the source tree
+std::string DefaultModelPath();
+
+// an MJCF (.xml) or binary (.mjb) model; ConfigError with MuJoCo's message when it does not load
+ModelPtr LoadModel(const std::string& path);
+
+// the model's initial state, or keyframe K (name or index); ConfigError when there is no such key
+State InitialState(const mjModel* m, const std::string& keyframe);
+
+// writes text to path through a temporary file and a rename: never half-written
+void WriteWhole(const std::string& path, const std::string& text);
+
+// a row-major JSON array of arrays of A·exp(log_scale); non-finite entries as null
+std::string MatrixJson(const Eigen::MatrixXd& A, double log_scale = 0);
+
+// a JSON number (%.17g) or null
+std::string JsonNumber(double x);
+
+}  // namespace saltation::cli
+
+#endif  // SALTATION_TOOLS_CLI_COMMON_H_
