@@ -251,3 +251,55 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace saltation::testing
+
+namespace saltation::testing {
+namespace {
+
+TEST(CliFloquet, RimlessWheelIsStableAndJsonHasBothMultiplierSets) {
+  const std::string out = TempPath("floquet.json");
+  std::remove(out.c_str());
+  const Result r = RunCli("floquet models/rimless_wheel.xml --keyframe start --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("periodic orbit: converged"));
+  EXPECT_THAT(r.output, HasSubstr("constraint-consistent, Φ/Ξ chain 1.000001+0.0e+00i 0.618233+0.0e+00i"));
+  EXPECT_THAT(r.output, HasSubstr("verdict: stable"));
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_TRUE(WholeJsonObject(line));
+  for (const char* key : {"\"multipliers\":[[", "\"shooting_multipliers\":[[", "\"verdict\":\"stable\"",
+                          "\"monodromy\":[[", "\"period\":0.5253998"}) {
+    EXPECT_THAT(line, HasSubstr(key));
+  }
+}
+
+TEST(CliFloquet, ElasticBallIsReportedNeutrallyStableNotAnError) {
+  const std::string model = TempPath("elastic.xml");
+  std::ofstream(model) << R"(<mujoco><custom><numeric name="saltation_restitution" data="1"/></custom>
+    <worldbody><geom name="floor" type="plane" size="1 1 .1"/>
+    <body pos="0 0 1"><joint type="slide" axis="0 0 1"/><geom name="ball" size="0.1"/></body></worldbody>
+    </mujoco>)";
+  const Result r = RunCli("floquet " + model);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("verdict: neutrally stable"));
+}
+
+TEST(CliFloquet, BadInputExitsNonZeroWithAMessage) {
+  Result r = RunCli("floquet models/rimless_wheel.xml --section sideways");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--section must be touchdown or liftoff"));
+  r = RunCli("floquet /no/such.xml");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("cannot read model file"));
+  // a model that never touches anything has no orbit through a touchdown section
+  const std::string model = TempPath("no_contact.xml");
+  std::ofstream(model) << R"(<mujoco><worldbody><body><joint type="hinge" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" contype="0" conaffinity="0"/></body>
+    </worldbody></mujoco>)";
+  r = RunCli("floquet " + model);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("no touchdown within 20"));
+}
+
+}  // namespace
+}  // namespace saltation::testing
