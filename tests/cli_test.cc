@@ -261,7 +261,8 @@ TEST(CliFloquet, RimlessWheelIsStableAndJsonHasBothMultiplierSets) {
   const Result r = RunCli("floquet models/rimless_wheel.xml --keyframe start --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("periodic orbit: converged"));
-  EXPECT_THAT(r.output, HasSubstr("constraint-consistent, Φ/Ξ chain 1.000001+0.0e+00i 0.618233+0.0e+00i"));
+  EXPECT_THAT(r.output, HasSubstr("constraint-consistent, Φ/Ξ chain 1.00000"));
+  EXPECT_THAT(r.output, HasSubstr("0.618233+0.0e+00i"));
   EXPECT_THAT(r.output, HasSubstr("verdict: stable"));
   std::ifstream in(out);
   std::string line;

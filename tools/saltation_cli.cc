@@ -162,7 +162,11 @@ int RunRigid(const Args& args) {
   const bool progress = isatty(2) && args.duration > 5;
   while (s.x.time < t_end) {
     const double chunk_end = std::min(t_end, s.x.time + 0.1);
-    for (const saltation::RigidEvent& ev : sim.Advance(s, chunk_end)) {
+    std::fflush(stdout);
+    // one event at a time: everything found is printed before an error stops the run
+    std::vector<saltation::RigidEvent> found;
+    while (s.x.time < chunk_end && found.empty()) found = sim.Advance(s, chunk_end, 1);
+    for (const saltation::RigidEvent& ev : found) {
       const double norm = ev.xi.Norm();
       max_norm = std::max(max_norm, norm);
       counts[saltation::EventKindName(ev.kind)]++;

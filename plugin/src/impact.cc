@@ -162,6 +162,37 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
     break;
   }
 
+  // touching contacts left separating slower than the bounce threshold are held too (one more
+  // plastic impulse): as long as that needs no pulling impulse, or the impact itself is slower
+  // than the threshold (Zeno scale). Otherwise a slowly rocking body (a box on an edge, a biped
+  // in double support) releases and re-makes its contacts forever.
+  double approach = 0;
+  for (int k = 0; k < ncand; k++) approach = std::max(approach, -out.normal_velocity_minus(k));
+  const bool zeno_scale = approach < model.options().min_bounce_speed;
+  std::vector<bool> held = in_set;
+  bool extend = false;
+  for (int k = 0; k < ncand; k++) {
+    if (held[k]) continue;
+    const double vn = all.J.row(all.normal_row[k]).dot(v_plus);
+    if (vn > vtol && vn < model.options().min_bounce_speed) held[k] = extend = true;
+  }
+  if (extend) {
+    const SelectedRows wider = SelectRows(model, d, all, held);
+    Eigen::VectorXd wider_impulse;
+    int wider_rank = 0;
+    const Eigen::VectorXd wider_v = ApplyImpulse(model, d, wider, v, &wider_impulse, &wider_rank);
+    const double itol = 1e-10 * std::max(1.0, wider_impulse.cwiseAbs().maxCoeff());
+    bool pulls = false;
+    for (int k = 0; k < ncand; k++) pulls |= held[k] && wider_impulse(wider.normal_row[k]) < -itol;
+    if (!pulls || zeno_scale) {
+      in_set = held;
+      sel = wider;
+      impulse = wider_impulse;
+      v_plus = wider_v;
+      out.rank = wider_rank;
+    }
+  }
+
   out.candidates = cand;
   out.qvel_plus = v_plus;
   out.nrow = sel.J.rows();

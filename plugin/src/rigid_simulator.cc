@@ -185,7 +185,7 @@ double RigidSimulator::NextGridTime(double t, double t_end) const {
 }
 
 void RigidSimulator::AdvanceFixedMode(HybridState& s, double t_end) {
-  grid_origin_ = s.x.time;
+
   while (s.x.time < t_end) {
     const double t_next = NextGridTime(s.x.time, t_end);
     s.x = Rk4Step(model_, data_, s.x, s.mode, t_next - s.x.time);
@@ -196,7 +196,7 @@ void RigidSimulator::AdvanceFixedMode(HybridState& s, double t_end) {
 
 std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, int max_events) {
   std::vector<RigidEvent> events;
-  grid_origin_ = s.x.time;
+
   GuardSnapshot start = Snapshot(model_, data_, s.x, s.mode);
   while (s.x.time < t_end) {
     const double t_next = NextGridTime(s.x.time, t_end);

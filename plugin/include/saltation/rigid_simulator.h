@@ -73,7 +73,8 @@ class RigidSimulator {
   const SimulatorOptions& options() const { return options_; }
 
  private:
-  // the next grid point after t (grid anchored at grid_origin_)
+  // the next grid point after t: multiples of the step from t = 0, so results do not depend on
+  // how a run is cut into Advance calls
   double NextGridTime(double t, double t_end) const;
 
   const Model& model_;
