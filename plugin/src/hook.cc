@@ -762,8 +762,12 @@ void Hook::MeasureRestitution(const mjData* d) {
     }
     if (!done) continue;
     t->measuring = false;
-    // still pressing after the transient: MuJoCo holds it, so does the mode from now on
-    if (best >= 0 && points[best].gap <= 0 && FindInMode(mode_, points[best].id, 2 * model_->detect_margin()) < 0) {
+    // still pressing after the transient: MuJoCo holds it, so does the mode from now on (unless
+    // a mode contact already is this point: matched against the current points, as a rolling
+    // sphere's anchor moves)
+    const std::vector<int> in_mode = MatchContacts(mode_.contacts, points);
+    const bool held = std::find(in_mode.begin(), in_mode.end(), best) != in_mode.end();
+    if (best >= 0 && points[best].gap <= 0 && !held) {
       Mode with = mode_;
       with.contacts.push_back(points[best].id);
       const State x{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
