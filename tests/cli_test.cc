@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_util.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -15,32 +16,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct Result {
-  int exit_code = -1;
-  bool signaled = false;
-  std::string output;  // stdout and stderr together
-};
-
-Result RunCli(const std::string& args) {
-  const std::string cmd = "cd " SALTATION_SOURCE_DIR " && " SALTATION_CLI " " + args + " 2>&1 </dev/null";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.signaled = WIFSIGNALED(status);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-// per process: ctest runs the cases of this file as parallel processes, and each one writes its
-// inputs when the parameterised cases are instantiated
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/saltation_cli_" + std::to_string(getpid()) + "_" + name;
-}
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = TempPath(name);
@@ -159,27 +134,6 @@ TEST(Cli, HelpExitsZero) {
 
 namespace saltation::testing {
 namespace {
-
-// every line a complete JSON object (structural check: braces and brackets balance outside strings)
-bool WholeJsonObject(const std::string& line) {
-  if (line.empty() || line.front() != '{' || line.back() != '}') return false;
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < line.size(); i++) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') i++;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (c == '{' || c == '[') depth++;
-    if (c == '}' || c == ']') depth--;
-    if (depth < 0) return false;
-    if (depth == 0 && i + 1 != line.size()) return false;
-  }
-  return depth == 0 && !in_string;
-}
 
 TEST(CliRecord, DefaultModelRecordsEventsCsvAndPhi) {
   const std::string out = TempPath("rec.jsonl"), csv = TempPath("rec.csv"), phi = TempPath("phi.json");

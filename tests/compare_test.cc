@@ -27,36 +27,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_util.h"
 #include "test_util.h"
 
 namespace saltation::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-struct Result {
-  int exit_code = -1;
-  bool signaled = false;
-  std::string output;  // stdout and stderr together
-};
-
-Result RunCli(const std::string& args) {
-  const std::string cmd = "cd " SALTATION_SOURCE_DIR " && " SALTATION_CLI " " + args + " 2>&1 </dev/null";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.signaled = WIFSIGNALED(status);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/saltation_compare_" + std::to_string(getpid()) + "_" + name;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
