@@ -1,6 +1,7 @@
 // Periodic orbits and Floquet multipliers on the exact rigid integrator.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "test_models.h"
 #include "test_util.h"
@@ -10,6 +11,30 @@ namespace {
 
 class Floquet : public MujocoTest {};
 
+// the rimless wheel at its keyframe "start"
+struct Wheel {
+  ModelPtr m;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<RigidSimulator> sim;
+  HybridState start;
+};
+
+Wheel RimlessWheel() {
+  Wheel w;
+  char error[1000];
+  w.m.reset(mj_loadXML(ModelPath("rimless_wheel.xml").c_str(), nullptr, error, sizeof(error)));
+  if (!w.m) {
+    ADD_FAILURE() << error;
+    return w;
+  }
+  w.model = std::make_unique<Model>(w.m.get());
+  w.sim = std::make_unique<RigidSimulator>(*w.model);
+  DataPtr d(mj_makeData(w.m.get()));
+  mj_resetDataKeyframe(w.m.get(), d.get(), mj_name2id(w.m.get(), mjOBJ_KEY, "start"));
+  w.start = w.sim->Initialize(StateFromData(w.m.get(), d.get()));
+  return w;
+}
+
 // Rimless wheel: the non-trivial multiplier of the step-to-step map is r² with r the ratio of
 // angular momenta about the new contact point after and before the plastic, sticking impact. For
 // point feet r = (I + m l² cos 2α)/(I + m l²); this wheel's feet are spheres of radius ρ on spokes
@@ -17,18 +42,13 @@ class Floquet : public MujocoTest {};
 //   r = (I + m (L² cos 2α + 2Lρ cos α + ρ²)) / (I + m (L² + 2Lρ cos α + ρ²))
 // with I the wheel's inertia about the hub and m its mass (from the compiled model).
 TEST_F(Floquet, RimlessWheelMultiplierMatchesAngularMomentumBalance) {
-  char error[1000];
-  ModelPtr m(mj_loadXML(ModelPath("rimless_wheel.xml").c_str(), nullptr, error, sizeof(error)));
-  ASSERT_TRUE(m) << error;
-  Model model(m.get());
-  RigidSimulator sim(model);
-  DataPtr d(mj_makeData(m.get()));
-  mj_resetDataKeyframe(m.get(), d.get(), mj_name2id(m.get(), mjOBJ_KEY, "start"));
-  const HybridState s = sim.Initialize(StateFromData(m.get(), d.get()));
-  const FloquetResult result = AnalyzePeriodicOrbit(sim, s);
+  Wheel w = RimlessWheel();
+  ASSERT_TRUE(w.sim);
+  const mjModel* m = w.m.get();
+  const FloquetResult result = AnalyzePeriodicOrbit(*w.sim, w.start);
   ASSERT_TRUE(result.converged) << "residual " << result.residual;
 
-  const int body = mj_name2id(m.get(), mjOBJ_BODY, "wheel");
+  const int body = mj_name2id(m, mjOBJ_BODY, "wheel");
   const double mass = m->body_mass[body];
   double R[9];
   mju_quat2Mat(R, m->body_iquat + 4 * body);
@@ -60,16 +80,11 @@ TEST_F(Floquet, RimlessWheelMultiplierMatchesAngularMomentumBalance) {
 // With only a few return-map iterations the orbit is not yet found; Newton on the mid-period
 // point and the period finishes the job and gives the same multiplier.
 TEST_F(Floquet, NewtonRefinesAnUnsettledOrbit) {
-  char error[1000];
-  ModelPtr m(mj_loadXML(ModelPath("rimless_wheel.xml").c_str(), nullptr, error, sizeof(error)));
-  ASSERT_TRUE(m) << error;
-  Model model(m.get());
-  RigidSimulator sim(model);
-  DataPtr d(mj_makeData(m.get()));
-  mj_resetDataKeyframe(m.get(), d.get(), mj_name2id(m.get(), mjOBJ_KEY, "start"));
+  Wheel w = RimlessWheel();
+  ASSERT_TRUE(w.sim);
   FloquetOptions options;
   options.max_iterations = 6;  // 0.618⁶ ≈ 0.06 of the initial error left: not settled
-  const FloquetResult r = AnalyzePeriodicOrbit(sim, sim.Initialize(StateFromData(m.get(), d.get())), options);
+  const FloquetResult r = AnalyzePeriodicOrbit(*w.sim, w.start, options);
   std::printf("[ newton ] %d iterations then %d Newton steps, residual %.2e, period %.9f s\n", r.iterations - 1,
               r.newton_iterations, r.residual, r.period);
   EXPECT_TRUE(r.converged);

@@ -20,6 +20,12 @@ double ParseNumber(const std::string& option, const std::string& text) {
   return x;
 }
 
+void TakeModelArgument(const std::string& arg, std::string& model_path, const char* usage) {
+  if (arg.size() > 1 && arg[0] == '-') throw UsageError("unknown option '" + arg + "'\n\n" + usage);
+  if (!model_path.empty()) throw UsageError("too many arguments: '" + arg + "'");
+  model_path = arg;
+}
+
 std::string DefaultModelPath() {
   const std::string local = std::string("models/") + kDefaultModel;
   if (access(local.c_str(), R_OK) == 0) return local;

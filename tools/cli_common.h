@@ -20,6 +20,10 @@ class UsageError : public ConfigError {
 // a finite number or UsageError naming the option
 double ParseNumber(const std::string& option, const std::string& text);
 
+// the last case of a subcommand's option loop: an unknown option (UsageError with the usage), the
+// model path, or one argument too many
+void TakeModelArgument(const std::string& arg, std::string& model_path, const char* usage);
+
 // models/ball_drop.xml relative to the working directory, else in the source tree
 std::string DefaultModelPath();
 

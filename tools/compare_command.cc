@@ -453,12 +453,8 @@ int RunCompare(const std::vector<std::string>& args) {
       if (!(s.search > 0)) throw UsageError("--search must be positive");
     } else if (a == "--out") {
       out = value();
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "'\n\n" + kCompareUsage);
-    } else if (model_path.empty()) {
-      model_path = a;
     } else {
-      throw UsageError("too many arguments: '" + a + "'");
+      TakeModelArgument(a, model_path, kCompareUsage);
     }
   }
   if (model_path.empty()) model_path = DefaultModelPath();

@@ -84,12 +84,8 @@ int RunFloquet(const std::vector<std::string>& args) {
       if (!(sim_options.step > 0 && sim_options.step <= 0.1)) throw UsageError("--step must be in (0, 0.1] s");
     } else if (a == "--out") {
       out = value();
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "'\n\n" + kFloquetUsage);
-    } else if (model_path.empty()) {
-      model_path = a;
     } else {
-      throw UsageError("too many arguments: '" + a + "'");
+      TakeModelArgument(a, model_path, kFloquetUsage);
     }
   }
   if (model_path.empty()) model_path = DefaultModelPath();
