@@ -206,9 +206,9 @@ TEST_F(HookTest, FlatBoxGivesOneSimultaneousGroupWithOrderSpread) {
   for (const HookEvent& ev : events) {
     if (ev.kind != "simultaneous") continue;
     groups++;
-    std::printf("[ simultaneous ] group %d of %g contacts at t = %.6f, order spread %.3f\n", ev.group, ev.ratio,
+    std::printf("[ simultaneous ] group %d of %d contacts at t = %.6f, order spread %.3f\n", ev.group, ev.group_size,
                 ev.time, ev.order_spread);
-    EXPECT_EQ(ev.ratio, 4);
+    EXPECT_EQ(ev.group_size, 4);
     EXPECT_TRUE(std::isfinite(ev.order_spread));
     EXPECT_GT(ev.order_spread, 1e-3);  // the order matters: that is the point of reporting it
     EXPECT_EQ(ev.composite_first.rows(), 12);

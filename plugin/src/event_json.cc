@@ -86,8 +86,7 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
     out << ",\"min_gap\":";
     Number(out, ev.min_gap);
   } else if (ev.kind == "simultaneous") {
-    out << ",\"group\":" << ev.group << ",\"size\":";
-    Number(out, ev.ratio);
+    out << ",\"group\":" << ev.group << ",\"size\":" << ev.group_size;
     out << ",\"order_spread\":";
     Number(out, ev.order_spread);
     out << ",\"composite_first\":";
@@ -136,7 +135,7 @@ std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
   }
   out << ',' << (ev.grazing ? "true" : "false") << ',';
   if (ev.kind == "near_miss") out << "min_gap=" << ev.min_gap;
-  if (ev.kind == "simultaneous") out << "size=" << ev.ratio << " order_spread=" << ev.order_spread;
+  if (ev.kind == "simultaneous") out << "size=" << ev.group_size << " order_spread=" << ev.order_spread;
   if (ev.kind == "zeno") out << "accumulation_time=" << ev.accumulation_time << " ratio=" << ev.ratio;
   if (ev.kind == "restitution") out << "measured";
   if (ev.proxy) out << "proxy";

@@ -629,7 +629,7 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     } catch (const NumericalError&) {
       sim.order_spread = std::numeric_limits<double>::infinity();  // an ordering grazes
     }
-    sim.ratio = static_cast<double>(group.size());
+    sim.group_size = static_cast<int>(group.size());
     Emit(sim);
     break;
   }

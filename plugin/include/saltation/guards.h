@@ -17,8 +17,6 @@
 
 namespace saltation {
 
-enum class GuardDirection { kPositiveToNegative };
-
 // ∇g of a touchdown guard: the normal row of the point (exact: the gradient of the signed
 // distance), zero in the velocity and activation blocks. d must be evaluated at the point's
 // configuration.

@@ -81,6 +81,7 @@ struct HookEvent {
   bool grazing = false;
   bool proxy = false;      // a release declared by the kinematic proxy (gap > release_gap)
   int group = -1;          // simultaneous group id, −1 when alone
+  int group_size = 0;      // simultaneous: contacts in the group
   double order_spread = 0; // simultaneous: ‖C₁ − C₂‖ / max ‖Cᵢ‖ over the two orderings
   Eigen::MatrixXd composite_first, composite_reverse;  // simultaneous: Ξₙ⋯Ξ₁ per ordering
   double min_gap = 0;                     // near_miss: the guard's smallest value (m)
