@@ -1,5 +1,6 @@
 #include "saltation/contacts.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace saltation {
@@ -24,13 +25,19 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
 
 std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
   std::vector<ContactPoint> points;
-  points.reserve(d->ncon);
+  ListContacts(model, d, points);
+  return points;
+}
+
+void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points) {
+  points.clear();
   for (int i = 0; i < d->ncon; i++) {
     const mjContact& c = d->contact[i];
     if (c.exclude >= 2) continue;  // fused bodies, equality-excluded, no degrees of freedom
-    ContactPoint p;
+    ContactPoint& p = points.emplace_back();
     p.id.geom1 = c.geom1;
     p.id.geom2 = c.geom2;
+    p.id.frictionless = false;
     p.pos = Eigen::Map<const Eigen::Vector3d>(c.pos);
     p.frame = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(c.frame);
     // anchor: position in geom2's frame (geom_xmat is row-major: columns are the local axes)
@@ -41,26 +48,44 @@ std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
     p.condim = c.dim;
     p.restitution = model.PairRestitution(c.geom1, c.geom2);
     p.mj_index = i;
-    points.push_back(p);
   }
-  return points;
 }
 
 std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
                                const std::vector<ContactPoint>& points) {
-  std::vector<int> match(ids.size(), -1);
-  std::vector<bool> used(points.size(), false);
+  std::vector<int> match;
+  MatchContacts(ids, points, match);
+  return match;
+}
+
+void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points,
+                   std::vector<int>& match) {
+  match.assign(ids.size(), -1);
   for (size_t k = 0; k < ids.size(); k++) {
     double best = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < points.size(); i++) {
-      if (used[i] || !points[i].id.SamePair(ids[k])) continue;
+      if (!points[i].id.SamePair(ids[k])) continue;
+      // each point serves one id: skip those taken by earlier ids
+      if (std::find(match.begin(), match.begin() + k, static_cast<int>(i)) != match.begin() + k) continue;
       const double dist = (points[i].id.anchor - ids[k].anchor).squaredNorm();
       if (dist < best) {
         best = dist;
         match[k] = static_cast<int>(i);
       }
     }
-    if (match[k] >= 0) used[match[k]] = true;
+  }
+}
+
+int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points) {
+  int match = -1;
+  double best = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < points.size(); i++) {
+    if (!points[i].id.SamePair(id)) continue;
+    const double dist = (points[i].id.anchor - id.anchor).squaredNorm();
+    if (dist < best) {
+      best = dist;
+      match = static_cast<int>(i);
+    }
   }
   return match;
 }

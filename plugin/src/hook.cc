@@ -15,15 +15,28 @@ struct Hook::Saved {
   Eigen::VectorXd qpos, qvel, act, warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat;
 };
 
-// guard values at one step's start state x_k (read from MuJoCo's own contact list)
+// guard values at one step's start state x_k (read from MuJoCo's own contact list); the three
+// kept by the hook are reused from step to step, so the per-step path allocates nothing
 struct Hook::Guards {
+  bool present = false;
   double time = 0;
+  std::vector<ContactPoint> points;    // every point MuJoCo reported
+  std::vector<int> match;              // the mode's points among them (−1: lost)
   std::vector<ContactPoint> inactive;  // tracked points outside the mode
   std::vector<ContactId> mode_ids;     // the mode the next fields refer to
   std::vector<double> mode_gap;        // gap of each mode contact (+inf when MuJoCo lost it)
   Eigen::VectorXd force;               // rigid λ_n of each mode contact (J̇v by differences)
   RowMatrix J;                         // the mode's rows
   bool force_valid = false;
+};
+
+// scratch of the per-step rigid-force evaluation
+struct Hook::Scratch {
+  RowMatrix jac1, jac2, JMinv;
+  Eigen::MatrixXd A;
+  Eigen::VectorXd rhs, lambda;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  std::vector<int> normal_row;
 };
 
 // per geom-pair history
@@ -168,6 +181,8 @@ Hook::Hook(mjModel* m, const HookOptions& options) : m_(m), options_(options) {
   sub_data_.reset(mj_makeData(sub_model_.get()));
   prev_ = std::make_unique<Saved>();
   cur_ = std::make_unique<Saved>();
+  guards_ = std::make_unique<Guards[]>(3);
+  scratch_ = std::make_unique<Scratch>();
 }
 
 Hook::~Hook() {
@@ -215,8 +230,8 @@ void Hook::Reset(const mjData* d) {
   started_ = true;
   events_.clear();
   tracking_.clear();
-  prev_guards_.reset();
-  prev2_guards_.reset();
+  for (int i = 0; i < 3; i++) guards_[i].present = false;
+  measuring_ = 0;
   step_index_ = 0;
   Capture(d, *prev_);
   for (mjData* w : {data_->main(), data_->aux()}) mju_copy(w->ctrl, d->ctrl, m->nu);
@@ -254,55 +269,81 @@ void Hook::Reset(const mjData* d) {
   }
 }
 
-Hook::Guards Hook::Evaluate(const mjData* d, const Guards* previous, double dt) {
-  Guards g;
+void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& g) {
+  const int nv = m_->nv;
+  g.present = true;
   g.time = cur_->time;
-  const std::vector<ContactPoint> points = ListContacts(*model_, d);
-  const std::vector<int> match = MatchContacts(mode_.contacts, points);
-  std::vector<bool> used(points.size(), false);
-  for (int i : match) {
-    if (i >= 0) used[i] = true;
-  }
-  for (size_t i = 0; i < points.size(); i++) {
-    if (!used[i]) g.inactive.push_back(points[i]);
+  g.force_valid = false;
+  ListContacts(*model_, d, g.points);
+  MatchContacts(mode_.contacts, g.points, g.match);
+  g.inactive.clear();
+  for (size_t i = 0; i < g.points.size(); i++) {
+    if (std::find(g.match.begin(), g.match.end(), static_cast<int>(i)) == g.match.end()) {
+      g.inactive.push_back(g.points[i]);
+    }
   }
   g.mode_ids = mode_.contacts;
-  g.mode_gap.resize(match.size());
-  for (size_t k = 0; k < match.size(); k++) {
-    g.mode_gap[k] = match[k] >= 0 ? points[match[k]].gap : std::numeric_limits<double>::infinity();
+  g.mode_gap.resize(g.match.size());
+  for (size_t k = 0; k < g.match.size(); k++) {
+    g.mode_gap[k] = g.match[k] >= 0 ? g.points[g.match[k]].gap : std::numeric_limits<double>::infinity();
   }
-  if (mode_.contacts.empty()) return g;
-  bool all_found = std::all_of(match.begin(), match.end(), [](int i) { return i >= 0; });
-  if (!all_found) return g;
+  if (mode_.contacts.empty()) return;
+  if (std::any_of(g.match.begin(), g.match.end(), [](int i) { return i < 0; })) return;
 
   // rigid normal forces from MuJoCo's own evaluation at x_k: M's factor, qacc_smooth, the rows;
   // the bias J̇v by a difference of the rows over the last step (the exact guard is recomputed
   // when a sign change is localised)
-  ConstraintSet set = ModeConstraints(*model_, d, mode_.contacts);
-  g.J = set.J;
-  const int nrow = set.J.rows(), nv = m_->nv;
-  RowMatrix JMinv(nrow, nv);
-  mj_solveM(m_, const_cast<mjData*>(d), JMinv.data(), set.J.data(), nrow);
-  const Eigen::MatrixXd A = set.J * JMinv.transpose();
-  Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
-  Eigen::VectorXd bias = Eigen::VectorXd::Zero(nrow);
-  if (previous && previous->mode_ids.size() == mode_.contacts.size() && previous->J.rows() == nrow &&
-      previous->force_valid) {
-    bias = (set.J - previous->J) * cur_->qvel / dt;
+  Scratch& w = *scratch_;
+  w.normal_row.clear();
+  int nrow = 0;
+  for (size_t k = 0; k < mode_.contacts.size(); k++) {
+    w.normal_row.push_back(nrow);
+    nrow += mode_.contacts[k].frictionless ? 1 : ContactRowCount(g.points[g.match[k]]);
   }
-  Eigen::VectorXd lambda;
-  SolvePsd(A, -(set.J * a_s + bias), model_->options().rank_tol, lambda);
+  const RowMatrix eq = m_->neq ? EqualityRows(*model_, d) : RowMatrix(0, nv);
+  g.J.resize(nrow + eq.rows(), nv);
+  w.jac1.resize(3, nv);
+  w.jac2.resize(3, nv);
+  for (size_t k = 0; k < mode_.contacts.size(); k++) {
+    const ContactPoint& p = g.points[g.match[k]];
+    const int rows = mode_.contacts[k].frictionless ? 1 : ContactRowCount(p);
+    mj_jac(m_, d, w.jac1.data(), nullptr, p.pos.data(), m_->geom_bodyid[p.id.geom1]);
+    mj_jac(m_, d, w.jac2.data(), nullptr, p.pos.data(), m_->geom_bodyid[p.id.geom2]);
+    w.jac2 -= w.jac1;
+    g.J.middleRows(w.normal_row[k], rows).noalias() = p.frame.topRows(rows) * w.jac2;
+  }
+  if (eq.rows()) g.J.bottomRows(eq.rows()) = eq;
+  const int rows = static_cast<int>(g.J.rows());
+  w.JMinv.resize(rows, nv);
+  mj_solveM(m_, const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), rows);
+  w.A.noalias() = g.J * w.JMinv.transpose();
+  Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
+  w.rhs.noalias() = -(g.J * a_s);
+  if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode_.contacts.size() &&
+      previous->J.rows() == rows) {
+    w.lambda.noalias() = g.J * cur_->qvel;
+    w.lambda.noalias() -= previous->J * cur_->qvel;
+    w.rhs -= w.lambda / dt;
+  }
+  // Cholesky when J M⁻¹ Jᵀ is clearly positive definite, the pseudo-inverse otherwise
+  w.llt.compute(w.A);
+  const double amax = w.A.diagonal().maxCoeff();
+  const double pivot = w.llt.info() == Eigen::Success ? w.llt.matrixLLT().diagonal().minCoeff() : 0;
+  if (pivot * pivot > 1e3 * model_->options().rank_tol * amax) {
+    w.lambda = w.llt.solve(w.rhs);
+  } else {
+    SolvePsd(w.A, w.rhs, model_->options().rank_tol, w.lambda);
+  }
   g.force.resize(mode_.contacts.size());
-  for (size_t k = 0; k < mode_.contacts.size(); k++) g.force(k) = lambda(set.normal_row[k]);
+  for (size_t k = 0; k < mode_.contacts.size(); k++) g.force(k) = w.lambda(w.normal_row[k]);
   g.force_valid = true;
-  return g;
 }
 
 std::vector<Hook::Crossing> Hook::Detect(const Guards& before, const Guards& after) {
   std::vector<Crossing> out;
   for (const ContactPoint& p : after.inactive) {
     if (p.gap >= 0) continue;
-    const int i = MatchContacts({p.id}, before.inactive).front();
+    const int i = MatchContact(p.id, before.inactive);
     // untracked pairs appear only once they touch: their guard was positive before
     const double g0 = i >= 0 ? before.inactive[i].gap : model_->detect_margin();
     if (g0 <= 0) continue;  // already negative: not a crossing from + to −
@@ -451,6 +492,7 @@ void Hook::UpdateTracking(const HookEvent& ev) {
   }
   t.last_onset_step = step_index_;
   // effective restitution: measured when MuJoCo's contact separates again
+  if (!t.measuring) measuring_++;
   t.measuring = true;
   t.vn_minus = ev.rigid.xi.transversality;
   t.measure_start = step_index_;
@@ -638,8 +680,8 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
 void Hook::NearMisses(const Guards& g2, const Guards& g1, const Guards& g0) {
   for (const ContactPoint& p : g1.inactive) {
     if (!(p.gap > 0 && p.gap < options_.near_miss_distance)) continue;
-    const int i2 = MatchContacts({p.id}, g2.inactive).front();
-    const int i0 = MatchContacts({p.id}, g0.inactive).front();
+    const int i2 = MatchContact(p.id, g2.inactive);
+    const int i0 = MatchContact(p.id, g0.inactive);
     if (i2 < 0 || i0 < 0) continue;
     const double a = g2.inactive[i2].gap, b = p.gap, c = g0.inactive[i0].gap;
     if (!(a > b && c > b)) continue;
@@ -698,6 +740,7 @@ void Hook::Propagate(double dt) {
       cov_dreset_ = 0.5 * (cov_dreset_ + cov_dreset_.transpose()).eval();
     }
   }
+  if (!phi_rigid_.size() && !cov_.size()) pending_.clear();  // Ξ is folded into the rigid chain only
   phi_time_ = t1;
 }
 
@@ -739,8 +782,8 @@ Eigen::MatrixXd Hook::CompliantStepJacobian(const Saved& from, double dt) {
   return A;
 }
 
-void Hook::MeasureRestitution(const mjData* d) {
-  const std::vector<ContactPoint> points = ListContacts(*model_, d);
+void Hook::MeasureRestitution(const mjData* d, const std::vector<ContactPoint>& points) {
+  if (measuring_ == 0) return;
   for (auto& [key, t] : tracking_) {
     if (!t->measuring) continue;
     // the pair's deepest point at x_k
@@ -762,6 +805,7 @@ void Hook::MeasureRestitution(const mjData* d) {
     }
     if (!done) continue;
     t->measuring = false;
+    measuring_--;
     // still pressing after the transient: MuJoCo holds it, so does the mode from now on (unless
     // a mode contact already is this point: matched against the current points, as a rolling
     // sphere's anchor moves)
@@ -800,24 +844,36 @@ void Hook::Step(mjData* d) {
   Capture(d, *cur_);
   mj_step(m_, d);
   step_index_++;
-  Guards g = Evaluate(d, prev_guards_.get(), dt);
-  if (prev_guards_) {
-    const Mode mode_before = mode_;
-    std::vector<Crossing> crossings = Detect(*prev_guards_, g);
+  // the guards of x_k (this step), x_{k−1} and x_{k−2}, rotating through three buffers
+  Guards& g = guards_[head_];
+  Guards& g1 = guards_[(head_ + 2) % 3];
+  Guards& g2 = guards_[(head_ + 1) % 3];
+  Evaluate(d, &g1, dt, g);
+  if (g1.present) {
+    const size_t mode_size_before = mode_.contacts.size();
+    std::vector<Crossing> crossings = Detect(g1, g);
     for (Crossing& c : crossings) Localize(c, dt);
-    const std::vector<HookEvent> step_events = Process(crossings, dt);
-    for (const HookEvent& ev : step_events) {
-      if (ev.has_xi) pending_.push_back(ev);
+    if (!crossings.empty()) {
+      const std::vector<HookEvent> step_events = Process(crossings, dt);
+      for (const HookEvent& ev : step_events) {
+        if (ev.has_xi) pending_.push_back(ev);
+      }
+      if (!step_events.empty() || mode_.contacts.size() != mode_size_before) {
+        Evaluate(d, nullptr, dt, g);  // guards at x_k for the mode as it is now
+      }
     }
-    if (prev2_guards_) NearMisses(*prev2_guards_, *prev_guards_, g);
-    Propagate(dt);
-    if (!step_events.empty() || mode_.contacts.size() != mode_before.contacts.size()) {
-      g = Evaluate(d, nullptr, dt);  // guards at x_k for the mode as it is now
+    if (g2.present) NearMisses(g2, g1, g);
+    if (phi_rigid_.size() || phi_compliant_.size() || cov_.size()) {
+      Propagate(dt);
+    } else {
+      pending_.clear();
+      phi_time_ = cur_->time;
     }
   }
-  MeasureRestitution(d);
-  prev2_guards_ = std::move(prev_guards_);
-  prev_guards_ = std::make_unique<Guards>(std::move(g));
+  const size_t mode_size = mode_.contacts.size();
+  MeasureRestitution(d, g.points);
+  if (mode_.contacts.size() != mode_size) Evaluate(d, nullptr, dt, g);
+  head_ = (head_ + 1) % 3;  // the oldest buffer (x_{k−2}) takes the next step's guards
   std::swap(prev_, cur_);
 }
 

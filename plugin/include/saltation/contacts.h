@@ -55,11 +55,18 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 
 // Every contact point in d (after EvaluatePosition).
 std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d);
+// The same into `points`, reusing its storage (the engine hook's per-step path allocates nothing).
+void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
 
 // For each id, the index of the matching point in `points` (nearest anchor within the same pair,
 // each point used once), or −1 when its pair has no point left.
 std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
                                const std::vector<ContactPoint>& points);
+// The same into `match`, reusing its storage.
+void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points,
+                   std::vector<int>& match);
+// The index of the point matching one id (nearest anchor within the same pair), or −1.
+int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points);
 
 // The rigid constraint rows of a point (ContactRowCount × nv): frame · (J_point(body2, pos) −
 // J_point(body1, pos)), which equals MuJoCo's efc_J rows of the same contact. The normal row is

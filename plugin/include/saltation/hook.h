@@ -137,11 +137,12 @@ class Hook {
   struct Guards;          // guard values at one step
   struct Tracking;        // per-contact history (Zeno, chatter, effective restitution)
   struct Crossing;
+  struct Scratch;         // buffers of the per-step rigid-force evaluation
 
   void Capture(const mjData* d, Saved& s) const;
   void Resimulate(const Saved& from, double h, mjData* out) const;
   State StateOf(const mjData* d) const;
-  Guards Evaluate(const mjData* d, const Guards* previous, double dt);
+  void Evaluate(const mjData* d, const Guards* previous, double dt, Guards& out);
   std::vector<Crossing> Detect(const Guards& before, const Guards& after);
   void Localize(Crossing& c, double dt);
   std::vector<HookEvent> Process(std::vector<Crossing>& crossings, double dt);
@@ -151,7 +152,7 @@ class Hook {
   void Emit(HookEvent ev);
   void UpdateTracking(const HookEvent& ev);
   void Propagate(double dt);
-  void MeasureRestitution(const mjData* d);
+  void MeasureRestitution(const mjData* d, const std::vector<ContactPoint>& points);
   Eigen::MatrixXd CompliantStepJacobian(const Saved& from, double dt);
 
   mjModel* m_;
@@ -169,7 +170,10 @@ class Hook {
   Mode prop_mode_;                      // the mode at phi_time()
   std::vector<HookEvent> pending_;      // events not yet folded into Φ (time order)
   std::unique_ptr<Saved> prev_, cur_;
-  std::unique_ptr<Guards> prev_guards_, prev2_guards_;
+  std::unique_ptr<Guards[]> guards_;    // x_k, x_{k−1}, x_{k−2} at head_, head_+2, head_+1 (mod 3)
+  int head_ = 0;
+  std::unique_ptr<Scratch> scratch_;
+  int measuring_ = 0;                   // pairs whose effective restitution is being measured
   std::vector<HookEvent> events_;
   std::map<std::string, std::unique_ptr<Tracking>> tracking_;
   std::map<std::pair<int, int>, double> effective_restitution_;
