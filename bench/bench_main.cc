@@ -33,34 +33,48 @@ std::string ModelFile(const std::string& name) {
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// hook.Step in events-only mode against plain mj_step, 1000 steps from the same initial state
+// hook.Step in events-only mode against plain mj_step, 1000 steps from the same initial state:
+// with Ξ assembled at every event (the default) and with Ξ on demand (HookOptions::xi_on_demand:
+// events detected, localised, classified and tracked; Ξ left for CompleteXi), all three side by
+// side in every iteration
 void HookOverhead(benchmark::State& state, const std::string& name) {
-  ModelPtr plain = Load(ModelFile(name)), hooked = Load(ModelFile(name));
+  ModelPtr plain = Load(ModelFile(name)), hooked = Load(ModelFile(name)), hooked_lazy = Load(ModelFile(name));
   saltation::Hook hook(hooked.get());
-  DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(hooked.get()));
+  saltation::HookOptions lazy_options;
+  lazy_options.xi_on_demand = true;
+  saltation::Hook lazy(hooked_lazy.get(), lazy_options);
+  DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(hooked.get())), d3(mj_makeData(hooked_lazy.get()));
   const int key = mj_name2id(plain.get(), mjOBJ_KEY, "throw");
-  double t_plain = 0, t_hook = 0;
+  double t_plain = 0, t_hook = 0, t_lazy = 0;
   for (auto _ : state) {
-    if (key >= 0) {
-      mj_resetDataKeyframe(plain.get(), d1.get(), key);
-      mj_resetDataKeyframe(hooked.get(), d2.get(), key);
-    } else {
-      mj_resetData(plain.get(), d1.get());
-      mj_resetData(hooked.get(), d2.get());
+    const std::pair<const mjModel*, mjData*> runs[] = {{plain.get(), d1.get()}, {hooked.get(), d2.get()},
+                                                       {hooked_lazy.get(), d3.get()}};
+    for (const auto& [m, d] : runs) {
+      if (key >= 0) {
+        mj_resetDataKeyframe(m, d, key);
+      } else {
+        mj_resetData(m, d);
+      }
     }
     hook.Reset(d2.get());
+    lazy.Reset(d3.get());
     auto t0 = Clock::now();
     for (int k = 0; k < 1000; k++) mj_step(plain.get(), d1.get());
     auto t1 = Clock::now();
     for (int k = 0; k < 1000; k++) hook.Step(d2.get());
     auto t2 = Clock::now();
+    for (int k = 0; k < 1000; k++) lazy.Step(d3.get());
+    auto t3 = Clock::now();
     t_plain += Seconds(t1 - t0);
     t_hook += Seconds(t2 - t1);
+    t_lazy += Seconds(t3 - t2);
   }
   state.counters["plain_us_per_step"] = 1e6 * t_plain / (1000.0 * state.iterations());
   state.counters["hook_us_per_step"] = 1e6 * t_hook / (1000.0 * state.iterations());
   state.counters["ratio_hook_to_plain"] = t_hook / t_plain;
+  state.counters["ratio_on_demand_to_plain"] = t_lazy / t_plain;
   state.counters["events"] = static_cast<double>(hook.events().size());
+  state.counters["events_on_demand"] = static_cast<double>(lazy.events().size());
 }
 BENCHMARK_CAPTURE(HookOverhead, humanoid, std::string("humanoid"))->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK_CAPTURE(HookOverhead, ball_drop, std::string("ball_drop"))->Unit(benchmark::kMillisecond)->Iterations(20);

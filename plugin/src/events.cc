@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "saltation/errors.h"
 #include "saltation/guards.h"
@@ -45,7 +46,8 @@ std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const Stat
 }
 
 RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const Mode& mode,
-                          const ContactId& id, double simultaneous_gap, double force_tol) {
+                          const ContactId& id, double simultaneous_gap, double force_tol,
+                          bool complete) {
   const HybridState s{x, mode};
   RigidEvent ev;
   ev.kind = EventKind::kTouchdown;
@@ -81,17 +83,30 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const 
   ev.x_plus.qvel = ev.impact.qvel_plus;
   ev.mode_after = ev.impact.sustained;
   ev.released = ReleasePulling(model, data, ev.x_plus, ev.mode_after, force_tol, &ev.rank_after);
-  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, ev.mode_after);
-  const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
-  const ResetJacobian reset = impulse_set.empty()
-                                  ? ResetJacobian::Identity(model.nv(), model.na())
-                                  : ImpactResetJacobian(model, data, s.x, impulse_set);
-  ev.xi = ComputeSaltation(reset, f_minus, f_plus, grad_g);
+  ev.xi = ComputeTransversality(f_minus, grad_g);
+  ev.complete = false;
+  if (complete) CompleteEvent(model, data, ev);
   return ev;
 }
 
+void CompleteEvent(const Model& model, Data& data, RigidEvent& ev) {
+  if (ev.complete) return;
+  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, ev.mode_after);
+  if (ev.kind == EventKind::kTouchdown) {
+    const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
+    const ResetJacobian reset = impulse_set.empty()
+                                    ? ResetJacobian::Identity(model.nv(), model.na())
+                                    : ImpactResetJacobian(model, data, ev.x_minus, impulse_set);
+    ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g);
+  } else {
+    const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, ev.x_minus, ev.mode_before, ev.mode_index);
+    ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), ev.xi.f_minus, f_plus, grad_g);
+  }
+  ev.complete = true;
+}
+
 RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
-                        double force_tol) {
+                        double force_tol, bool complete) {
   const HybridState s{x, mode};
   RigidEvent ev;
   ev.kind = EventKind::kLiftoff;
@@ -101,9 +116,9 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mo
   ev.x_minus = s.x;
   ev.x_plus = s.x;
   ev.contact = s.mode.contacts[k];
+  ev.mode_index = k;
 
   const Eigen::VectorXd f_minus = ModeVectorField(model, data, s.x, s.mode);
-  const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, s.x, s.mode, k);
   ev.mode_after = s.mode;
   // a sticking contact first tries to slip: it stays when it still presses without friction
   bool slips = false;
@@ -121,8 +136,24 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mo
   }
   if (!slips) ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, ev.x_plus, ev.mode_after, force_tol, &ev.rank_after);
-  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, ev.mode_after);
-  ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_g);
+  ev.complete = false;
+  if (complete) {
+    ev.xi.f_minus = f_minus;
+    CompleteEvent(model, data, ev);
+    return ev;
+  }
+  // the transversality alone: the guard's derivative along F⁻ (central, two mode evaluations)
+  const double h = model.options().fd_step / std::max(1.0, f_minus.norm());
+  const double rate = (LiftoffGuard(model, data, Integrate(model.mj(), s.x, f_minus * h), s.mode, k) -
+                       LiftoffGuard(model, data, Integrate(model.mj(), s.x, f_minus * h, -1), s.mode, k)) /
+                      (2 * h);
+  if (rate == 0 || !std::isfinite(rate)) {
+    throw NumericalError("saltation matrix undefined: transversality ∇gᵀF⁻ is zero or not finite "
+                         "(a grazing contact)");
+  }
+  ev.xi.f_minus = f_minus;
+  ev.xi.transversality = rate;
+  ev.xi.transversality_rel = std::numeric_limits<double>::quiet_NaN();
   return ev;
 }
 

@@ -51,6 +51,16 @@ struct Hook::Tracking {
   long measure_start = 0;
 };
 
+// an event's moment as CompleteXi needs it
+struct HookDeferred {
+  Eigen::VectorXd ctrl, qfrc_applied, xfrc_applied;
+  std::vector<std::pair<ContactId, double>> restitution;  // per pair involved
+  // simultaneous groups: the first event's state and mode, and the group in order
+  State x;
+  Mode mode;
+  std::vector<ContactId> group;
+};
+
 struct Hook::Crossing {
   enum Type { kTouchdown, kLiftoff, kRelease } type = kTouchdown;
   ContactId id;
@@ -136,6 +146,8 @@ Hook::Hook(mjModel* m, const HookOptions& options) : m_(m), options_(options) {
   if (!(options_.grazing_threshold >= 0)) throw ConfigError("grazing threshold must be non-negative");
   if (!(options_.simultaneous_time >= 0)) throw ConfigError("simultaneous time must be non-negative");
 
+  lazy_ = options_.xi_on_demand && !options_.covariance &&
+          (options_.propagation == Propagation::kEvents || options_.propagation == Propagation::kCompliant);
   model_ = std::make_unique<Model>(m, options_.model);
   if (options_.restitution == RestitutionSource::kOverride) model_->SetRestitution(options_.restitution_override);
   data_ = std::make_unique<Data>(*model_);
@@ -468,8 +480,19 @@ void Hook::Emit(HookEvent ev) {
   UpdateTracking(events_.back());
 }
 
-void Hook::UpdateTracking(const HookEvent& ev) {
-  if (ev.kind != "touchdown" && ev.kind != "graze" && ev.kind != "liftoff" && ev.kind != "slip") return;
+void Hook::UpdateTracking(const HookEvent& stored) {
+  if (stored.kind != "touchdown" && stored.kind != "graze" && stored.kind != "liftoff" && stored.kind != "slip") return;
+  // a copy of what is read: the Emit calls below may move events_ (and `stored` with it)
+  struct {
+    std::string kind;
+    double time;
+    ContactId contact;
+    struct {
+      struct {
+        double transversality;
+      } xi;
+    } rigid;
+  } ev{stored.kind, stored.time, stored.contact, {{stored.rigid.xi.transversality}}};
   std::unique_ptr<Tracking>& slot = tracking_[PairKey(ev.contact)];
   if (!slot) slot = std::make_unique<Tracking>();
   Tracking& t = *slot;
@@ -566,6 +589,7 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     }
 
     HookEvent ev;
+    std::shared_ptr<HookDeferred> deferred = lazy_ ? Defer(*c.base) : nullptr;
     ev.time = x.time;
     ev.bracket_lo = c.base->time + c.lo;
     ev.bracket_hi = c.base->time + c.hi;
@@ -573,9 +597,9 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     ev.has_xi = true;
     try {
       if (c.type == Crossing::kTouchdown) {
-        ev.rigid = TouchdownEvent(*model_, *data_, x, mode_, c.id, model_->options().contact_tol, force_tol_);
+        ev.rigid = TouchdownEvent(*model_, *data_, x, mode_, c.id, model_->options().contact_tol, force_tol_, !lazy_);
       } else if (c.type == Crossing::kLiftoff) {
-        ev.rigid = LiftoffEvent(*model_, *data_, x, mode_, c.k, force_tol_);
+        ev.rigid = LiftoffEvent(*model_, *data_, x, mode_, c.k, force_tol_, !lazy_);
       } else {
         ev.rigid = ProxyRelease(x, c.k);
         ev.proxy = true;
@@ -590,6 +614,15 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
       continue;
     }
     ev.contact = ev.rigid.contact;
+    ev.xi_pending = !ev.rigid.complete;
+    if (ev.xi_pending) {
+      // the restitution each candidate of the impact had
+      const ImpactResult& impact = ev.rigid.impact;
+      for (size_t i = 0; i < impact.candidates.size() && i < impact.restitution.size(); i++) {
+        deferred->restitution.emplace_back(impact.candidates[i], impact.restitution[i]);
+      }
+      ev.deferred = deferred;
+    }
     ev.rigid.bracket_lo = ev.bracket_lo;
     ev.rigid.bracket_hi = ev.bracket_hi;
     ev.restitution = model_->PairRestitution(c.id.geom1, c.id.geom2);
@@ -648,33 +681,100 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     sim.time = first.time;
     sim.contact = first.contact;
     sim.group = group_counter_++;
-    // both orderings, each event with its own intermediate mode, at the first event's state
-    auto compose = [&](const std::vector<ContactId>& order) {
-      State x = first.rigid.x_minus;
-      Mode mode = first.rigid.mode_before;
-      Eigen::MatrixXd C = Eigen::MatrixXd::Identity(TangentDim(m_), TangentDim(m_));
-      for (const ContactId& id : order) {
-        if (FindInMode(mode, id, 1e-12) >= 0) continue;
-        const RigidEvent ev = TouchdownEvent(*model_, *data_, x, mode, id, -1.0, force_tol_);
-        C = ev.xi.Dense() * C;
-        x = ev.x_plus;
-        mode = ev.mode_after;
-      }
-      return C;
-    };
-    try {
-      sim.composite_first = compose(group);
-      std::vector<ContactId> reverse(group.rbegin(), group.rend());
-      sim.composite_reverse = compose(reverse);
-      const double scale = std::max(sim.composite_first.norm(), sim.composite_reverse.norm());
-      sim.order_spread = scale > 0 ? (sim.composite_first - sim.composite_reverse).norm() / scale : 0;
-    } catch (const NumericalError&) {
-      sim.order_spread = std::numeric_limits<double>::infinity();  // an ordering grazes
-    }
     sim.group_size = static_cast<int>(group.size());
+    if (first.deferred) {
+      auto deferred = std::make_shared<HookDeferred>(*first.deferred);
+      deferred->x = first.rigid.x_minus;
+      deferred->mode = first.rigid.mode_before;
+      deferred->group = group;
+      sim.deferred = deferred;
+      sim.xi_pending = true;
+      sim.order_spread = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      ComposeOrderings(first.rigid.x_minus, first.rigid.mode_before, group, sim);
+    }
     Emit(sim);
     break;
   }
+}
+
+void Hook::ComposeOrderings(const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
+                            HookEvent& sim) {
+  // both orderings, each event with its own intermediate mode, at the first event's state
+  auto compose = [&](const std::vector<ContactId>& order) {
+    State x = x0;
+    Mode mode = mode0;
+    Eigen::MatrixXd C = Eigen::MatrixXd::Identity(TangentDim(m_), TangentDim(m_));
+    for (const ContactId& id : order) {
+      if (FindInMode(mode, id, 1e-12) >= 0) continue;
+      const RigidEvent ev = TouchdownEvent(*model_, *data_, x, mode, id, -1.0, force_tol_);
+      C = ev.xi.Dense() * C;
+      x = ev.x_plus;
+      mode = ev.mode_after;
+    }
+    return C;
+  };
+  try {
+    sim.composite_first = compose(group);
+    std::vector<ContactId> reverse(group.rbegin(), group.rend());
+    sim.composite_reverse = compose(reverse);
+    const double scale = std::max(sim.composite_first.norm(), sim.composite_reverse.norm());
+    sim.order_spread = scale > 0 ? (sim.composite_first - sim.composite_reverse).norm() / scale : 0;
+  } catch (const NumericalError&) {
+    sim.order_spread = std::numeric_limits<double>::infinity();  // an ordering grazes
+  }
+}
+
+std::shared_ptr<HookDeferred> Hook::Defer(const Saved& base) const {
+  auto deferred = std::make_shared<HookDeferred>();
+  deferred->ctrl = base.ctrl;
+  deferred->qfrc_applied = base.qfrc_applied;
+  deferred->xfrc_applied = base.xfrc_applied;
+  if (options_.restitution == RestitutionSource::kAuto) {
+    for (const auto& [pair, e] : effective_restitution_) {
+      ContactId id;
+      id.geom1 = pair.first;
+      id.geom2 = pair.second;
+      deferred->restitution.emplace_back(id, model_->PairRestitution(pair.first, pair.second));
+    }
+  }
+  return deferred;
+}
+
+void Hook::CompleteXi(HookEvent& ev) {
+  if (!ev.xi_pending || !ev.deferred) return;
+  const HookDeferred& deferred = *ev.deferred;
+  for (mjData* w : {data_->main(), data_->aux()}) {
+    mju_copy(w->ctrl, deferred.ctrl.data(), m_->nu);
+    mju_copy(w->qfrc_applied, deferred.qfrc_applied.data(), m_->nv);
+    mju_copy(w->xfrc_applied, deferred.xfrc_applied.data(), 6 * m_->nbody);
+  }
+  // the restitution in force at the event (auto: measured values change over the run)
+  std::vector<std::pair<ContactId, double>> now;
+  for (const auto& [id, e] : deferred.restitution) {
+    now.emplace_back(id, model_->PairRestitution(id.geom1, id.geom2));
+    model_->SetPairRestitution(id.geom1, id.geom2, e);
+  }
+  try {
+    if (ev.kind == "simultaneous") {
+      ComposeOrderings(deferred.x, deferred.mode, deferred.group, ev);
+    } else {
+      CompleteEvent(*model_, *data_, ev.rigid);
+      ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
+    }
+  } catch (const NumericalError&) {
+    ev.has_xi = false;  // Ξ undefined at this event (it grazes)
+    ev.grazing = true;
+  }
+  for (const auto& [id, e] : now) model_->SetPairRestitution(id.geom1, id.geom2, e);
+  ev.xi_pending = false;
+  ev.deferred.reset();
+}
+
+const HookEvent& Hook::CompletedEvent(size_t i) {
+  if (i >= events_.size()) throw ConfigError("no event " + std::to_string(i));
+  CompleteXi(events_[i]);
+  return events_[i];
 }
 
 void Hook::NearMisses(const Guards& g2, const Guards& g1, const Guards& g0) {

@@ -25,13 +25,10 @@ Eigen::VectorXd ApplyResetTranspose(const ResetJacobian& r, const Eigen::VectorX
 
 }  // namespace
 
-SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
-                                 const Eigen::VectorXd& f_plus, const Eigen::VectorXd& grad_g,
-                                 double dg_dt) {
+SaltationMatrix ComputeTransversality(const Eigen::VectorXd& f_minus, const Eigen::VectorXd& grad_g,
+                                      double dg_dt) {
   SaltationMatrix xi;
-  xi.reset = reset;
   xi.f_minus = f_minus;
-  xi.f_plus = f_plus;
   xi.grad_g = grad_g;
   xi.dg_dt = dg_dt;
   xi.transversality = grad_g.dot(f_minus) + dg_dt;
@@ -41,8 +38,17 @@ SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::Vector
     throw NumericalError("saltation matrix undefined: transversality ∇gᵀF⁻ is zero or not finite "
                          "(a grazing contact)");
   }
-  xi.correction = (f_plus - ApplyReset(reset, f_minus)) / xi.transversality;
   xi.dt_dx = -grad_g / xi.transversality;
+  return xi;
+}
+
+SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
+                                 const Eigen::VectorXd& f_plus, const Eigen::VectorXd& grad_g,
+                                 double dg_dt) {
+  SaltationMatrix xi = ComputeTransversality(f_minus, grad_g, dg_dt);
+  xi.reset = reset;
+  xi.f_plus = f_plus;
+  xi.correction = (f_plus - ApplyReset(reset, f_minus)) / xi.transversality;
   if (!xi.correction.allFinite() || !reset.dv_dq.allFinite() || !reset.dv_dv.allFinite()) {
     throw NumericalError("saltation matrix has non-finite entries");
   }

@@ -38,19 +38,33 @@ struct RigidEvent {
   ImpactResult impact;                    // touchdown only
   std::vector<ContactId> released;        // contacts whose force turned negative after the event
   int rank_after = 0;                     // rank of J M⁻¹ Jᵀ in the mode after
+  // false: what happens is known (mode after, x⁺, transversality) but Ξ is not assembled yet:
+  // xi holds only f_minus, grad_g (touchdown), the transversality and dt_dx (touchdown); a
+  // liftoff's transversality_rel is NaN. CompleteEvent fills in the rest.
+  bool complete = true;
+  int mode_index = -1;                    // liftoff / slip: the contact's index in mode_before
 };
 
 // Touchdown of contact `id` (not in the mode) at x: the impact over the mode's contacts, the
 // trigger and every other point within simultaneous_gap of touching; the mode after (sustained
 // contacts whose normal force is not pulling); DΔ, F⁻, F⁺, ∇g = (J_n, 0) and Ξ.
+// complete = false leaves out DΔ's configuration block and F⁺ (most of the cost).
 RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const Mode& mode,
-                          const ContactId& id, double simultaneous_gap, double force_tol);
+                          const ContactId& id, double simultaneous_gap, double force_tol,
+                          bool complete = true);
 
 // Release of contact k of the mode at x (its normal force reached zero): a sticking contact that
 // still presses when let slip becomes frictionless (kind kSlip), otherwise it leaves the mode
 // (kLiftoff). DΔ = I, ∇g = ∂λ_n/∂x, Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻).
+// complete = false leaves out ∇g (2·ndx mode evaluations) and F⁺; the transversality is then the
+// guard's directional derivative along F⁻.
 RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
-                        double force_tol);
+                        double force_tol, bool complete = true);
+
+// Assembles Ξ of an event made with complete = false, at its own x⁻ and modes; the model's
+// restitution and data's inputs (ctrl, applied forces) must be those of the event. No-op when
+// the event is complete.
+void CompleteEvent(const Model& model, Data& data, RigidEvent& ev);
 
 // Removes from the mode every contact whose normal force at x is below −force_tol (a sticking
 // one is first let slip), most negative first; returns those removed and reports the rank.

@@ -65,8 +65,15 @@ struct HookOptions {
   double zeno_ratio_tolerance = 0.05;    // spread allowed between successive interval ratios
   int chatter_steps = 3;                 // onset and release of one contact this close: chatter
   double fd_eps = 1e-6;                  // mjd_transitionFD step
+  // Ξ on demand: events are detected, localised, classified and change the mode as before, but
+  // the costly part of Ξ (DΔ's configuration block, F⁺, a liftoff's ∇g, the two orderings of a
+  // simultaneous group) waits for Hook::CompleteXi. Only without rigid propagation or covariance
+  // (those fold every Ξ into Φ); ignored otherwise.
+  bool xi_on_demand = false;
   Options model;                         // rigid model options (detection margin, tolerances)
 };
+
+struct HookDeferred;  // what Hook::CompleteXi needs of an event's moment (inputs, restitution)
 
 // One record of the event stream.
 struct HookEvent {
@@ -77,6 +84,10 @@ struct HookEvent {
   ContactId contact;
   double restitution = 0;  // used by the rigid model for this event (restitution: measured)
   bool has_xi = false;     // touchdown, liftoff, slip, graze: `rigid` holds Ξ and the reset
+  // Ξ on demand and not completed yet (rigid.complete is false; for simultaneous, the two
+  // composites and order_spread are missing): call Hook::CompleteXi
+  bool xi_pending = false;
+  std::shared_ptr<const HookDeferred> deferred;
   RigidEvent rigid;
   bool grazing = false;
   bool proxy = false;      // a release declared by the kinematic proxy (gap > release_gap)
@@ -107,9 +118,16 @@ class Hook {
   // on_event as they are found.
   void Step(mjData* d);
 
-  std::function<void(const HookEvent&)> on_event;
+  // called for each event as it is found; the handler may call CompleteXi on it (the stored
+  // record is the one passed)
+  std::function<void(HookEvent&)> on_event;
 
   const std::vector<HookEvent>& events() const { return events_; }
+  // Completes an event's Ξ (HookOptions::xi_on_demand) at the event's own state, modes, inputs
+  // and restitution; a no-op for complete events. Works on events() entries and on the copy
+  // on_event receives; CompletedEvent(i) completes the stored events()[i].
+  void CompleteXi(HookEvent& ev);
+  const HookEvent& CompletedEvent(size_t i);
   const Mode& mode() const { return mode_; }
   const Model& rigid_model() const { return *model_; }
   const HookOptions& options() const { return options_; }
@@ -148,6 +166,9 @@ class Hook {
   std::vector<HookEvent> Process(std::vector<Crossing>& crossings, double dt);
   RigidEvent ProxyRelease(const State& x, int k);
   void EmitSimultaneous(const std::vector<HookEvent>& step_events);
+  void ComposeOrderings(const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
+                        HookEvent& sim);
+  std::shared_ptr<HookDeferred> Defer(const Saved& base) const;
   void NearMisses(const Guards& g2, const Guards& g1, const Guards& g0);
   void Emit(HookEvent ev);
   void UpdateTracking(const HookEvent& ev);
@@ -164,6 +185,7 @@ class Hook {
   DataPtr sub_data_;       // scratch for re-simulation and mjd_transitionFD
   std::vector<std::string> untracked_;
   double force_tol_ = 0;
+  bool lazy_ = false;      // Ξ on demand in effect
 
   bool started_ = false;
   Mode mode_;

@@ -38,6 +38,11 @@ struct SaltationMatrix {
   double Norm() const;
 };
 
+// The transversality part alone (grad_g, f_minus, transversality, transversality_rel, dt_dx), for
+// events whose Ξ is completed later; throws like ComputeSaltation at zero transversality.
+SaltationMatrix ComputeTransversality(const Eigen::VectorXd& f_minus, const Eigen::VectorXd& grad_g,
+                                      double dg_dt = 0);
+
 // Assembles Ξ from its pieces (D_tΔ = 0: resets do not depend on time here). Throws
 // NumericalError when the transversality is exactly zero or anything is not finite.
 SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
