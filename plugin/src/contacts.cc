@@ -1,6 +1,7 @@
 #include "saltation/contacts.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace saltation {
@@ -48,6 +49,85 @@ void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>
     p.condim = c.dim;
     p.restitution = model.PairRestitution(c.geom1, c.geom2);
     p.mj_index = i;
+  }
+}
+
+namespace {
+
+// MuJoCo's completion of a contact frame from its normal (first row) and an optional hint for
+// the first tangent (second row): the hint, or the y axis unless the normal is near it, then the
+// z axis; made orthogonal to the normal; the third row is normal × tangent.
+void CompleteFrame(mjtNum frame[9]) {
+  mju_normalize3(frame);
+  if (mju_dot3(frame + 3, frame + 3) < 0.25) {
+    mju_zero3(frame + 3);
+    if (frame[1] < 0.5 && frame[1] > -0.5) {
+      frame[4] = 1;
+    } else {
+      frame[5] = 1;
+    }
+  }
+  mjtNum along[3];
+  mju_scl3(along, frame, mju_dot3(frame, frame + 3));
+  mju_subFrom3(frame + 3, along);
+  mju_normalize3(frame + 3);
+  mju_cross(frame + 6, frame, frame + 3);
+}
+
+}  // namespace
+
+void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
+                  std::vector<ContactPoint>& points) {
+  const mjModel* m = model.mj();
+  points.clear();
+  std::vector<std::pair<int, int>> pairs;
+  for (const ContactId& id : ids) {
+    const std::pair<int, int> pair{id.geom1, id.geom2};
+    if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
+  }
+  mjContact con[mjMAXCONPAIR];
+  for (const auto& [g1, g2] : pairs) {
+    const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+    mjfCollision collide = mjCOLLISIONFUNC[t1][t2];
+    if (!collide) continue;
+    // margin, gap and condim: an explicit <pair>, or the geoms' own (mj_collideGeoms)
+    int ipair = -1;
+    for (int p = 0; p < m->npair && ipair < 0; p++) {
+      if ((m->pair_geom1[p] == g1 && m->pair_geom2[p] == g2) || (m->pair_geom1[p] == g2 && m->pair_geom2[p] == g1)) ipair = p;
+    }
+    double margin, gap;
+    int condim;
+    if (ipair >= 0) {
+      margin = m->pair_margin[ipair];
+      gap = m->pair_gap[ipair];
+      condim = m->pair_dim[ipair];
+    } else {
+      margin = mju_max(m->geom_margin[g1], m->geom_margin[g2]);
+      gap = mju_max(m->geom_gap[g1], m->geom_gap[g2]);
+      const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
+      condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
+    }
+    if (m->opt.enableflags & mjENBL_OVERRIDE) {
+      margin = m->opt.o_margin;
+      gap = 0;
+    }
+    std::memset(con, 0, sizeof(con));
+    const int num = collide(m, d, con, g1, g2, margin);
+    for (int i = 0; i < num; i++) {
+      CompleteFrame(con[i].frame);
+      ContactPoint& p = points.emplace_back();
+      p.id.geom1 = g1;
+      p.id.geom2 = g2;
+      p.pos = Eigen::Map<const Eigen::Vector3d>(con[i].pos);
+      p.frame = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(con[i].frame);
+      Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->geom_xmat + 9 * g2);
+      Eigen::Map<const Eigen::Vector3d> x2(d->geom_xpos + 3 * g2);
+      p.id.anchor = R.transpose() * (p.pos - x2);
+      p.gap = con[i].dist - (margin - gap);
+      p.condim = condim;
+      p.restitution = model.PairRestitution(g1, g2);
+      p.mj_index = -1;
+    }
   }
 }
 

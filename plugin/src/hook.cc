@@ -811,7 +811,7 @@ void Hook::Propagate(double dt) {
     double t = t0;
     auto flow = [&](double until) {
       if (until <= t) return;
-      const Eigen::MatrixXd A = ModeVectorFieldJacobianFD(*model_, *data_, x, mode, options_.model.fd_step);
+      const Eigen::MatrixXd A = ModeVectorFieldJacobian(*model_, *data_, x, mode, options_.model.fd_step);
       const Eigen::MatrixXd E = StepTransition(A, until - t);
       step = E * step;
       step_dreset = E * step_dreset;

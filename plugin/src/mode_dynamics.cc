@@ -6,9 +6,14 @@ namespace saltation {
 
 ConstraintSet ModeConstraints(const Model& model, const mjData* d,
                               const std::vector<ContactId>& contacts) {
+  return ModeConstraints(model, d, contacts, ListContacts(model, d));
+}
+
+ConstraintSet ModeConstraints(const Model& model, const mjData* d,
+                              const std::vector<ContactId>& contacts,
+                              const std::vector<ContactPoint>& points) {
   const int nv = model.nv();
   ConstraintSet set;
-  const std::vector<ContactPoint> points = ListContacts(model, d);
   const std::vector<int> match = MatchContacts(contacts, points);
 
   int nrow = 0;
@@ -115,6 +120,148 @@ Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, 
   Eigen::VectorXd f(2 * nv + na);
   f << x.qvel, dyn.qacc, dyn.act_dot;
   return f;
+}
+
+namespace {
+
+// The mode's rows at configuration qpos (geometry only), on d: kinematics and the mode's own
+// geom pairs when there are no equality rows, the whole position stage otherwise.
+RowMatrix RowsAt(const Model& model, mjData* d, const Eigen::VectorXd& qpos,
+                 const std::vector<ContactId>& contacts) {
+  const mjModel* m = model.mj();
+  if (m->neq) {
+    EvaluatePosition(model, d, qpos.data());
+    return ModeConstraints(model, d, contacts).J;
+  }
+  mju_copy(d->qpos, qpos.data(), m->nq);
+  mj_kinematics(m, d);
+  mj_comPos(m, d);
+  std::vector<ContactPoint> points;
+  CollidePairs(model, d, contacts, points);
+  return ModeConstraints(model, d, contacts, points).J;
+}
+
+// One mode evaluation with J̇(v) by a three-point stencil; leaves data.main() at x.
+struct Evaluation {
+  Eigen::VectorXd qacc, qacc_smooth, act_dot, lambda;
+  RowMatrix J, JMinv, Jdot;
+};
+
+Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, const Mode& mode) {
+  const mjModel* m = model.mj();
+  mjData* d = data.main();
+  const int nv = m->nv;
+  StateToData(m, x, d);
+  Evaluation e;
+  if (m->neq) {
+    mj_fwdPosition(m, d);  // the equality rows need MuJoCo's constraint construction
+    e.J = ModeConstraints(model, d, mode.contacts).J;
+  } else {
+    // the position stage without the broad phase, the other pairs and the constraint
+    // projections (the velocity stage reads none of them; 2.2.2's efc arrays are preallocated)
+    mj_kinematics(m, d);
+    mj_comPos(m, d);
+    mj_tendon(m, d);
+    mj_transmission(m, d);
+    mj_crb(m, d);
+    mj_factorM(m, d);
+    std::vector<ContactPoint> points;
+    CollidePairs(model, d, mode.contacts, points);
+    e.J = ModeConstraints(model, d, mode.contacts, points).J;
+  }
+  mj_fwdVelocity(m, d);
+  mj_fwdActuation(m, d);
+  mj_fwdAcceleration(m, d);
+  e.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
+  e.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);
+  e.qacc = e.qacc_smooth;
+  const int nrow = e.J.rows();
+  if (nrow == 0) return e;
+  e.JMinv.resize(nrow, nv);
+  mj_solveM(m, d, e.JMinv.data(), e.J.data(), nrow);
+  const double h = model.options().jdot_step;
+  if (x.qvel.squaredNorm() > 0) {
+    Eigen::VectorXd qp = x.qpos, qm = x.qpos;
+    mj_integratePos(m, qp.data(), x.qvel.data(), h);
+    mj_integratePos(m, qm.data(), x.qvel.data(), -h);
+    e.Jdot = (RowsAt(model, data.aux(), qp, mode.contacts) - RowsAt(model, data.aux(), qm, mode.contacts)) / (2 * h);
+  } else {
+    e.Jdot = RowMatrix::Zero(nrow, nv);
+  }
+  const Eigen::MatrixXd A = e.J * e.JMinv.transpose();
+  SolvePsd(A, -(e.J * e.qacc_smooth + e.Jdot * x.qvel), model.options().rank_tol, e.lambda);
+  e.qacc += e.JMinv.transpose() * e.lambda;
+  return e;
+}
+
+}  // namespace
+
+Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const State& x,
+                                        const Mode& mode, double eps) {
+  CheckSizes(model.mj(), x);
+  if (!IsFinite(x)) throw NumericalError("state is not finite (NaN or Inf)");
+  const mjModel* m = model.mj();
+  const int nv = m->nv, na = m->na, n = 2 * nv + na;
+  Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(n, n);
+  jac.block(0, nv, nv, nv).setIdentity();  // d(q̇)/dv
+
+  const Evaluation center = EvaluateWithJdot(model, data, x, mode);
+  const int nrow = center.J.rows();
+
+  // velocity and activation columns: MuJoCo's velocity and actuation stages at x's configuration
+  // (data.main() is evaluated there)
+  mjData* d = data.main();
+  Eigen::MatrixXd das(nv, nv + na), dact(na, nv + na);
+  for (int i = 0; i < nv + na; i++) {
+    if (i < nv) {
+      d->qvel[i] += eps;
+    } else {
+      d->act[i - nv] += eps;
+    }
+    mj_fwdVelocity(m, d);
+    mj_fwdActuation(m, d);
+    mj_fwdAcceleration(m, d);
+    das.col(i) = (Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv) - center.qacc_smooth) / eps;
+    dact.col(i) = (Eigen::Map<const Eigen::VectorXd>(d->act_dot, na) - center.act_dot) / eps;
+    if (i < nv) {
+      d->qvel[i] = x.qvel(i);
+    } else {
+      d->act[i - nv] = x.act(i - nv);
+    }
+  }
+
+  // configuration columns: forward differences of whole evaluations; keep (∂J/∂qᵢ) v
+  const Eigen::VectorXd Jv = center.J * x.qvel;
+  Eigen::MatrixXd dJv(nrow, nv);
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+  for (int i = 0; i < nv; i++) {
+    e.setZero();
+    e(i) = eps;
+    const Evaluation p = EvaluateWithJdot(model, data, Integrate(m, x, e), mode);
+    jac.block(nv, i, nv, 1) = (p.qacc - center.qacc) / eps;
+    jac.block(2 * nv, i, na, 1) = (p.act_dot - center.act_dot) / eps;
+    if (nrow) dJv.col(i) = (p.J * x.qvel - Jv) / eps;
+  }
+
+  Eigen::MatrixXd da = das;
+  if (nrow) {
+    // λ = −A⁺(J a_s + J̇(v) v):  ∂λ/∂v = −A⁺(J ∂a_s/∂v + J̇(v) + (∂J/∂q)[·] v)
+    Eigen::MatrixXd rhs = center.J * das;
+    rhs.leftCols(nv) += center.Jdot + dJv;
+    const Eigen::MatrixXd A = center.J * center.JMinv.transpose();
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
+    const Eigen::VectorXd& w = eig.eigenvalues();
+    const double wmax = w.size() ? w.cwiseAbs().maxCoeff() : 0;
+    Eigen::VectorXd winv = Eigen::VectorXd::Zero(w.size());
+    for (int i = 0; i < w.size(); i++) {
+      if (w(i) > model.options().rank_tol * wmax && w(i) > 0) winv(i) = 1 / w(i);
+    }
+    const Eigen::MatrixXd dlambda = -(eig.eigenvectors() * (winv.asDiagonal() * (eig.eigenvectors().transpose() * rhs)));
+    da += center.JMinv.transpose() * dlambda;
+  }
+  jac.block(nv, nv, nv, nv + na) = da;
+  jac.block(2 * nv, nv, na, nv + na) = dact;
+  return jac;
 }
 
 Eigen::MatrixXd ModeVectorFieldJacobianFD(const Model& model, Data& data, const State& x,

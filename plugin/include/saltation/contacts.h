@@ -58,6 +58,13 @@ std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d);
 // The same into `points`, reusing its storage (the engine hook's per-step path allocates nothing).
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
 
+// The contact points of the geom pairs of `ids` alone, from MuJoCo's narrow-phase functions
+// (mjCOLLISIONFUNC) called directly with the margin, gap, condim and frame completion that
+// mj_collision would give them: the same points as ListContacts after a full collision pass,
+// without the broad phase and the other pairs. d needs kinematics (mj_kinematics) only.
+void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
+                  std::vector<ContactPoint>& points);
+
 // For each id, the index of the matching point in `points` (nearest anchor within the same pair,
 // each point used once), or −1 when its pair has no point left.
 std::vector<int> MatchContacts(const std::vector<ContactId>& ids,

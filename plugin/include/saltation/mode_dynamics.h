@@ -43,6 +43,10 @@ struct ConstraintSet {
 // contact has no point within the detection margin.
 ConstraintSet ModeConstraints(const Model& model, const mjData* d,
                               const std::vector<ContactId>& contacts);
+// The same from given points (ListContacts or CollidePairs at d's configuration).
+ConstraintSet ModeConstraints(const Model& model, const mjData* d,
+                              const std::vector<ContactId>& contacts,
+                              const std::vector<ContactPoint>& points);
 
 // J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux().
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
@@ -65,6 +69,15 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
 
 // F_A(x) = (v, a, act_dot) (ndx).
 Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, const Mode& mode);
+
+// ∂F_A/∂x (ndx × ndx) for propagation, at about the cost of MuJoCo's own mjd_transitionFD: forward
+// differences in the configuration (each a full mode evaluation with a three-point J̇v), and the
+// velocity and activation columns from MuJoCo's velocity and actuation stages alone at the
+// unperturbed configuration — the bias J̇(v)v is quadratic in v, so its velocity derivative
+// J̇(v) + (∂J/∂q)[·]v is assembled from the rows of the configuration columns, and the
+// factorisation of J M⁻¹ Jᵀ is shared. Held to the central-difference twin below in the tests.
+Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const State& x,
+                                        const Mode& mode, double eps = 1e-6);
 
 // Finite-difference twin: ∂F_A/∂x (ndx × ndx) by central differences in tangent coordinates.
 Eigen::MatrixXd ModeVectorFieldJacobianFD(const Model& model, Data& data, const State& x,
