@@ -131,6 +131,22 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
   }
 }
 
+void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
+                              const std::vector<ContactId>& ids, std::vector<ContactPoint>& points) {
+  const mjModel* m = model.mj();
+  if (m->neq) {
+    EvaluatePosition(model, d, qpos);
+    ListContacts(model, d, points);
+    return;
+  }
+  mju_copy(d->qpos, qpos, m->nq);
+  mj_kinematics(m, d);
+  mj_comPos(m, d);
+  mj_crb(m, d);
+  mj_factorM(m, d);
+  CollidePairs(model, d, ids, points);
+}
+
 std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
                                const std::vector<ContactPoint>& points) {
   std::vector<int> match;

@@ -213,8 +213,9 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::Vect
                                const Eigen::VectorXd& qvel_minus,
                                const std::vector<ContactId>& impulse_set, int* rank) {
   mjData* d = data.main();
-  EvaluatePosition(model, d, qpos.data());
-  const ConstraintSet all = ModeConstraints(model, d, impulse_set);
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
+  const ConstraintSet all = ModeConstraints(model, d, impulse_set, points);
   const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
   return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank);
 }

@@ -39,6 +39,27 @@ ConstraintSet ModeConstraints(const Model& model, const mjData* d,
   return set;
 }
 
+namespace {
+
+// The mode's rows at configuration qpos (geometry only), on d: kinematics and the mode's own
+// geom pairs when there are no equality rows, the whole position stage otherwise.
+RowMatrix RowsAt(const Model& model, mjData* d, const Eigen::VectorXd& qpos,
+                 const std::vector<ContactId>& contacts) {
+  const mjModel* m = model.mj();
+  if (m->neq) {
+    EvaluatePosition(model, d, qpos.data());
+    return ModeConstraints(model, d, contacts).J;
+  }
+  mju_copy(d->qpos, qpos.data(), m->nq);
+  mj_kinematics(m, d);
+  mj_comPos(m, d);
+  std::vector<ContactPoint> points;
+  CollidePairs(model, d, contacts, points);
+  return ModeConstraints(model, d, contacts, points).J;
+}
+
+}  // namespace
+
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
                                const std::vector<ContactId>& contacts) {
   const mjModel* m = model.mj();
@@ -47,8 +68,7 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
   auto f = [&](double s) {
     Eigen::VectorXd q = x.qpos;
     mj_integratePos(m, q.data(), x.qvel.data(), s);
-    EvaluatePosition(model, data.aux(), q.data());
-    return Eigen::VectorXd(ModeConstraints(model, data.aux(), contacts).J * x.qvel);
+    return Eigen::VectorXd(RowsAt(model, data.aux(), q, contacts) * x.qvel);
   };
   if (x.qvel.squaredNorm() == 0) {
     EvaluatePosition(model, data.aux(), x.qpos.data());
@@ -124,30 +144,19 @@ Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, 
 
 namespace {
 
-// The mode's rows at configuration qpos (geometry only), on d: kinematics and the mode's own
-// geom pairs when there are no equality rows, the whole position stage otherwise.
-RowMatrix RowsAt(const Model& model, mjData* d, const Eigen::VectorXd& qpos,
-                 const std::vector<ContactId>& contacts) {
-  const mjModel* m = model.mj();
-  if (m->neq) {
-    EvaluatePosition(model, d, qpos.data());
-    return ModeConstraints(model, d, contacts).J;
-  }
-  mju_copy(d->qpos, qpos.data(), m->nq);
-  mj_kinematics(m, d);
-  mj_comPos(m, d);
-  std::vector<ContactPoint> points;
-  CollidePairs(model, d, contacts, points);
-  return ModeConstraints(model, d, contacts, points).J;
-}
-
 // One mode evaluation with J̇(v) by a three-point stencil; leaves data.main() at x.
 struct Evaluation {
   Eigen::VectorXd qacc, qacc_smooth, act_dot, lambda;
   RowMatrix J, JMinv, Jdot;
 };
 
-Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, const Mode& mode) {
+// solver: the center picks Cholesky when J M⁻¹ Jᵀ is clearly positive definite, the
+// pseudo-inverse otherwise, and every difference column uses the same one (a switch between the
+// two would show up divided by ε)
+enum class KktSolver { kUndecided, kCholesky, kPseudoInverse };
+
+Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, const Mode& mode,
+                            KktSolver& solver) {
   const mjModel* m = model.mj();
   mjData* d = data.main();
   const int nv = m->nv;
@@ -189,7 +198,18 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
     e.Jdot = RowMatrix::Zero(nrow, nv);
   }
   const Eigen::MatrixXd A = e.J * e.JMinv.transpose();
-  SolvePsd(A, -(e.J * e.qacc_smooth + e.Jdot * x.qvel), model.options().rank_tol, e.lambda);
+  const Eigen::VectorXd rhs = -(e.J * e.qacc_smooth + e.Jdot * x.qvel);
+  if (solver != KktSolver::kPseudoInverse) {
+    Eigen::LLT<Eigen::MatrixXd> llt(A);
+    const double pivot = llt.info() == Eigen::Success ? llt.matrixLLT().diagonal().minCoeff() : 0;
+    if (solver == KktSolver::kCholesky || pivot * pivot > 1e3 * model.options().rank_tol * A.diagonal().maxCoeff()) {
+      solver = KktSolver::kCholesky;
+      e.lambda = llt.solve(rhs);
+    } else {
+      solver = KktSolver::kPseudoInverse;
+    }
+  }
+  if (solver == KktSolver::kPseudoInverse) SolvePsd(A, rhs, model.options().rank_tol, e.lambda);
   e.qacc += e.JMinv.transpose() * e.lambda;
   return e;
 }
@@ -205,7 +225,8 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
   Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(n, n);
   jac.block(0, nv, nv, nv).setIdentity();  // d(q̇)/dv
 
-  const Evaluation center = EvaluateWithJdot(model, data, x, mode);
+  KktSolver solver = KktSolver::kUndecided;
+  const Evaluation center = EvaluateWithJdot(model, data, x, mode, solver);
   const int nrow = center.J.rows();
 
   // velocity and activation columns: MuJoCo's velocity and actuation stages at x's configuration
@@ -237,7 +258,7 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
   for (int i = 0; i < nv; i++) {
     e.setZero();
     e(i) = eps;
-    const Evaluation p = EvaluateWithJdot(model, data, Integrate(m, x, e), mode);
+    const Evaluation p = EvaluateWithJdot(model, data, Integrate(m, x, e), mode, solver);
     jac.block(nv, i, nv, 1) = (p.qacc - center.qacc) / eps;
     jac.block(2 * nv, i, na, 1) = (p.act_dot - center.act_dot) / eps;
     if (nrow) dJv.col(i) = (p.J * x.qvel - Jv) / eps;

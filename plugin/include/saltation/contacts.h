@@ -65,6 +65,12 @@ void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>
 void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
                   std::vector<ContactPoint>& points);
 
+// The position stage for the rows of `ids` alone: kinematics, M and its factor, and the points of
+// the ids' geom pairs (CollidePairs) into `points`; with equality constraints, the whole
+// EvaluatePosition and every point. The rows built from `points` equal EvaluatePosition's.
+void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
+                              const std::vector<ContactId>& ids, std::vector<ContactPoint>& points);
+
 // For each id, the index of the matching point in `points` (nearest anchor within the same pair,
 // each point used once), or −1 when its pair has no point left.
 std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
