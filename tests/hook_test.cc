@@ -443,6 +443,15 @@ TEST_F(HookTest, XiOnDemandGivesTheSameEventsAndXiOnceCompleted) {
         EXPECT_TRUE(std::isnan(lazy.events()[i].rigid.xi.transversality_rel));
         liftoffs++;
       }
+      if (pending) {
+        // writing a record whose Ξ is still pending is refused with a message, not a crash
+        try {
+          HookEventToJson(lazy.rigid_model(), lazy.events()[i]);
+          ADD_FAILURE() << "a pending event was written";
+        } catch (const ConfigError& e) {
+          EXPECT_NE(std::string(e.what()).find("CompleteXi"), std::string::npos);
+        }
+      }
       const HookEvent& b = lazy.CompletedEvent(i);
       EXPECT_FALSE(b.xi_pending);
       EXPECT_EQ(a.has_xi, b.has_xi);

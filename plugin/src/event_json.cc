@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "saltation/errors.h"
+
 namespace saltation {
 namespace {
 
@@ -63,6 +65,7 @@ void Labels(std::ostringstream& out, const Model& model, const std::vector<Conta
 }  // namespace
 
 std::string HookEventToJson(const Model& model, const HookEvent& ev) {
+  if (ev.xi_pending) throw ConfigError("event's Ξ is not complete yet (Ξ on demand): call Hook::CompleteXi first");
   std::ostringstream out;
   if (ev.has_xi) {
     // the rigid event's object with the hook's kind and flags (a threshold above or below any
@@ -117,6 +120,7 @@ std::string HookEventCsvHeader() {
 }
 
 std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
+  if (ev.xi_pending) throw ConfigError("event's Ξ is not complete yet (Ξ on demand): call Hook::CompleteXi first");
   std::ostringstream out;
   auto num = [&](double x) { Number(out, x); };
   num(ev.time);
@@ -143,6 +147,7 @@ std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
 }
 
 std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing_threshold) {
+  if (!ev.complete) throw ConfigError("event's Ξ is not complete yet: call CompleteEvent (or Hook::CompleteXi) first");
   std::ostringstream out;
   const SaltationMatrix& xi = ev.xi;
   out << "{\"time\":";
