@@ -30,25 +30,34 @@ std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
   return points;
 }
 
+namespace {
+
+// One point from MuJoCo's description of it; the anchor is its position in geom2's frame
+// (geom_xmat is row-major: columns are the local axes)
+void AddPoint(const Model& model, const mjData* d, int g1, int g2, const mjtNum pos[3], const mjtNum frame[9],
+              double gap, int condim, int mj_index, std::vector<ContactPoint>& points) {
+  ContactPoint& p = points.emplace_back();
+  p.id.geom1 = g1;
+  p.id.geom2 = g2;
+  p.pos = Eigen::Map<const Eigen::Vector3d>(pos);
+  p.frame = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(frame);
+  Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->geom_xmat + 9 * g2);
+  Eigen::Map<const Eigen::Vector3d> x2(d->geom_xpos + 3 * g2);
+  p.id.anchor = R.transpose() * (p.pos - x2);
+  p.gap = gap;
+  p.condim = condim;
+  p.restitution = model.PairRestitution(g1, g2);
+  p.mj_index = mj_index;
+}
+
+}  // namespace
+
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points) {
   points.clear();
   for (int i = 0; i < d->ncon; i++) {
     const mjContact& c = d->contact[i];
     if (c.exclude >= 2) continue;  // fused bodies, equality-excluded, no degrees of freedom
-    ContactPoint& p = points.emplace_back();
-    p.id.geom1 = c.geom1;
-    p.id.geom2 = c.geom2;
-    p.id.frictionless = false;
-    p.pos = Eigen::Map<const Eigen::Vector3d>(c.pos);
-    p.frame = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(c.frame);
-    // anchor: position in geom2's frame (geom_xmat is row-major: columns are the local axes)
-    Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->geom_xmat + 9 * c.geom2);
-    Eigen::Map<const Eigen::Vector3d> x2(d->geom_xpos + 3 * c.geom2);
-    p.id.anchor = R.transpose() * (p.pos - x2);
-    p.gap = c.dist - c.includemargin;
-    p.condim = c.dim;
-    p.restitution = model.PairRestitution(c.geom1, c.geom2);
-    p.mj_index = i;
+    AddPoint(model, d, c.geom1, c.geom2, c.pos, c.frame, c.dist - c.includemargin, c.dim, i, points);
   }
 }
 
@@ -115,24 +124,14 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
     const int num = collide(m, d, con, g1, g2, margin);
     for (int i = 0; i < num; i++) {
       CompleteFrame(con[i].frame);
-      ContactPoint& p = points.emplace_back();
-      p.id.geom1 = g1;
-      p.id.geom2 = g2;
-      p.pos = Eigen::Map<const Eigen::Vector3d>(con[i].pos);
-      p.frame = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(con[i].frame);
-      Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->geom_xmat + 9 * g2);
-      Eigen::Map<const Eigen::Vector3d> x2(d->geom_xpos + 3 * g2);
-      p.id.anchor = R.transpose() * (p.pos - x2);
-      p.gap = con[i].dist - (margin - gap);
-      p.condim = condim;
-      p.restitution = model.PairRestitution(g1, g2);
-      p.mj_index = -1;
+      AddPoint(model, d, g1, g2, con[i].pos, con[i].frame, con[i].dist - (margin - gap), condim, -1, points);
     }
   }
 }
 
 void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
-                              const std::vector<ContactId>& ids, std::vector<ContactPoint>& points) {
+                              const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
+                              bool inertia) {
   const mjModel* m = model.mj();
   if (m->neq) {
     EvaluatePosition(model, d, qpos);
@@ -142,8 +141,11 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
   mju_copy(d->qpos, qpos, m->nq);
   mj_kinematics(m, d);
   mj_comPos(m, d);
-  mj_crb(m, d);
-  mj_factorM(m, d);
+  if (inertia) {
+    mj_tendon(m, d);
+    mj_crb(m, d);
+    mj_factorM(m, d);
+  }
   CollidePairs(model, d, ids, points);
 }
 

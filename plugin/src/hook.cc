@@ -475,36 +475,28 @@ int FindInMode(const Mode& mode, const ContactId& id, double tol) {
 }  // namespace
 
 void Hook::Emit(HookEvent ev) {
-  events_.push_back(ev);
+  events_.push_back(std::move(ev));
   if (on_event) on_event(events_.back());
-  UpdateTracking(events_.back());
+  // by value: the Emit calls inside may move events_
+  const HookEvent& stored = events_.back();
+  UpdateTracking(stored.kind, stored.time, stored.contact, stored.rigid.xi.transversality);
 }
 
-void Hook::UpdateTracking(const HookEvent& stored) {
-  if (stored.kind != "touchdown" && stored.kind != "graze" && stored.kind != "liftoff" && stored.kind != "slip") return;
-  // a copy of what is read: the Emit calls below may move events_ (and `stored` with it)
-  struct {
-    std::string kind;
-    double time;
-    ContactId contact;
-    struct {
-      struct {
-        double transversality;
-      } xi;
-    } rigid;
-  } ev{stored.kind, stored.time, stored.contact, {{stored.rigid.xi.transversality}}};
-  std::unique_ptr<Tracking>& slot = tracking_[PairKey(ev.contact)];
+void Hook::UpdateTracking(const std::string kind, const double time, const ContactId contact,
+                          const double transversality) {
+  if (kind != "touchdown" && kind != "graze" && kind != "liftoff" && kind != "slip") return;
+  std::unique_ptr<Tracking>& slot = tracking_[PairKey(contact)];
   if (!slot) slot = std::make_unique<Tracking>();
   Tracking& t = *slot;
-  const bool onset = ev.kind == "touchdown" || ev.kind == "graze";
+  const bool onset = kind == "touchdown" || kind == "graze";
   // chattering: onset and release of one contact within a few steps
   const long since = onset ? step_index_ - t.last_release_step : step_index_ - t.last_onset_step;
   if (since <= options_.chatter_steps && !t.chattering) {
     t.chattering = true;
     HookEvent c;
     c.kind = "chatter";
-    c.time = ev.time;
-    c.contact = ev.contact;
+    c.time = time;
+    c.contact = contact;
     Emit(c);
   } else if (since > 10 * options_.chatter_steps) {
     t.chattering = false;
@@ -517,10 +509,10 @@ void Hook::UpdateTracking(const HookEvent& stored) {
   // effective restitution: measured when MuJoCo's contact separates again
   if (!t.measuring) measuring_++;
   t.measuring = true;
-  t.vn_minus = ev.rigid.xi.transversality;
+  t.vn_minus = transversality;
   t.measure_start = step_index_;
   // Zeno: bounce intervals shrinking geometrically
-  t.touchdowns.push_back(ev.time);
+  t.touchdowns.push_back(time);
   const int n = options_.zeno_min_intervals;
   const int count = static_cast<int>(t.touchdowns.size());
   if (t.zeno || n < 2 || count < n + 1) return;
@@ -535,15 +527,15 @@ void Hook::UpdateTracking(const HookEvent& stored) {
   for (double x : ratios) r += x;
   r /= ratios.size();
   t.zeno = true;
-  t.zeno_until = ev.time + intervals.back() * r / (1 - r);
+  t.zeno_until = time + intervals.back() * r / (1 - r);
   HookEvent z;
   z.kind = "zeno";
-  z.time = ev.time;
-  z.contact = ev.contact;
+  z.time = time;
+  z.contact = contact;
   z.ratio = r;
   z.accumulation_time = t.zeno_until;
   // the contact is sustained from here on: its remaining bounces are not reported
-  if (FindInMode(mode_, ev.contact, 2 * model_->detect_margin()) < 0) mode_.contacts.push_back(ev.contact);
+  if (FindInMode(mode_, contact, 2 * model_->detect_margin()) < 0) mode_.contacts.push_back(contact);
   Emit(z);
 }
 

@@ -45,16 +45,8 @@ namespace {
 // geom pairs when there are no equality rows, the whole position stage otherwise.
 RowMatrix RowsAt(const Model& model, mjData* d, const Eigen::VectorXd& qpos,
                  const std::vector<ContactId>& contacts) {
-  const mjModel* m = model.mj();
-  if (m->neq) {
-    EvaluatePosition(model, d, qpos.data());
-    return ModeConstraints(model, d, contacts).J;
-  }
-  mju_copy(d->qpos, qpos.data(), m->nq);
-  mj_kinematics(m, d);
-  mj_comPos(m, d);
   std::vector<ContactPoint> points;
-  CollidePairs(model, d, contacts, points);
+  EvaluatePositionForPairs(model, d, qpos.data(), contacts, points, false);
   return ModeConstraints(model, d, contacts, points).J;
 }
 
@@ -162,22 +154,13 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   const int nv = m->nv;
   StateToData(m, x, d);
   Evaluation e;
-  if (m->neq) {
-    mj_fwdPosition(m, d);  // the equality rows need MuJoCo's constraint construction
-    e.J = ModeConstraints(model, d, mode.contacts).J;
-  } else {
-    // the position stage without the broad phase, the other pairs and the constraint
-    // projections (the velocity stage reads none of them; 2.2.2's efc arrays are preallocated)
-    mj_kinematics(m, d);
-    mj_comPos(m, d);
-    mj_tendon(m, d);
-    mj_transmission(m, d);
-    mj_crb(m, d);
-    mj_factorM(m, d);
-    std::vector<ContactPoint> points;
-    CollidePairs(model, d, mode.contacts, points);
-    e.J = ModeConstraints(model, d, mode.contacts, points).J;
-  }
+  // the position stage for the mode's pairs (no broad phase, no other pairs, no constraint
+  // projections: the velocity stage reads none of them; 2.2.2's efc arrays are preallocated),
+  // plus the actuator moments
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points);
+  mj_transmission(m, d);
+  e.J = ModeConstraints(model, d, mode.contacts, points).J;
   mj_fwdVelocity(m, d);
   mj_fwdActuation(m, d);
   mj_fwdAcceleration(m, d);

@@ -65,11 +65,13 @@ void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>
 void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
                   std::vector<ContactPoint>& points);
 
-// The position stage for the rows of `ids` alone: kinematics, M and its factor, and the points of
-// the ids' geom pairs (CollidePairs) into `points`; with equality constraints, the whole
-// EvaluatePosition and every point. The rows built from `points` equal EvaluatePosition's.
+// The position stage for the rows of `ids` alone: kinematics, tendons, M and its factor (unless
+// inertia is false: rows only), and the points of the ids' geom pairs (CollidePairs) into
+// `points`; with equality constraints, the whole EvaluatePosition and every point. The rows built
+// from `points` equal EvaluatePosition's.
 void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
-                              const std::vector<ContactId>& ids, std::vector<ContactPoint>& points);
+                              const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
+                              bool inertia = true);
 
 // For each id, the index of the matching point in `points` (nearest anchor within the same pair,
 // each point used once), or −1 when its pair has no point left.

@@ -171,7 +171,7 @@ class Hook {
   std::shared_ptr<HookDeferred> Defer(const Saved& base) const;
   void NearMisses(const Guards& g2, const Guards& g1, const Guards& g0);
   void Emit(HookEvent ev);
-  void UpdateTracking(const HookEvent& ev);
+  void UpdateTracking(std::string kind, double time, ContactId contact, double transversality);
   void Propagate(double dt);
   void MeasureRestitution(const mjData* d, const std::vector<ContactPoint>& points);
   Eigen::MatrixXd CompliantStepJacobian(const Saved& from, double dt);
