@@ -108,9 +108,23 @@ TEST_F(HookTest, TouchdownTimeIsLocalisedInsideTheStep) {
       EXPECT_LT(std::abs(err), 1e-6);
     } else {
       EXPECT_NEAR(err, -0.0005, 0.0001);
+      // against the sub-step family in closed form: from the last step state (q, v) above the
+      // floor, a semi-implicit Euler sub-step of length s reaches gap(s) = h + q + s v − g s²
+      ModelPtr plain = LoadModelFromString(DropBall(h, 0.5, integrator, 0.001));
+      DataPtr p(mj_makeData(plain.get()));
+      double t = 0, q = 0, v = 0;
+      while (h + p->qpos[0] > 0) {
+        t = p->time, q = p->qpos[0], v = p->qvel[0];
+        mj_step(plain.get(), p.get());
+      }
+      const double s = (v + std::sqrt(v * v + 4 * kG * (h + q))) / (2 * kG);
+      std::printf("[ event time ] Euler sub-step root %.15f s, hook %.15f s, difference %.1e s\n", t + s, td->time,
+                  td->time - (t + s));
+      EXPECT_NEAR(td->time, t + s, 1e-13);  // the bracket's width
     }
     EXPECT_LE(td->bracket_lo, td->time);
     EXPECT_GE(td->bracket_hi, td->time);
+    EXPECT_LE(td->bracket_hi - td->bracket_lo, 1e-13);
   }
 }
 

@@ -23,6 +23,7 @@ struct Hook::Guards {
   std::vector<ContactPoint> points;    // every point MuJoCo reported
   std::vector<int> match;              // the mode's points among them (−1: lost)
   std::vector<ContactPoint> inactive;  // tracked points outside the mode
+  std::vector<double> inactive_rate;   // d gap / dt of each inactive point (from MuJoCo's cvel)
   std::vector<ContactId> mode_ids;     // the mode the next fields refer to
   std::vector<double> mode_gap;        // gap of each mode contact (+inf when MuJoCo lost it)
   Eigen::VectorXd force;               // rigid λ_n of each mode contact (J̇v by differences)
@@ -66,7 +67,14 @@ struct Hook::Crossing {
   ContactId id;
   int k = -1;          // mode index for liftoff / release
   double g0 = 0, g1 = 0;
+  // touchdown with both ends read from MuJoCo's contact lists: the guard's rates there seed a
+  // cubic Hermite estimate of the crossing that the re-simulated sub-steps then confirm
+  bool ends_known = false;
+  double rate0 = 0, rate1 = 0;
   double s = 0, lo = 0, hi = 0;
+  int evaluations = 0;          // re-simulated guard evaluations spent on localising
+  bool have_x = false;          // x: the re-simulated state at base->time + s
+  State x;
   const Saved* base = nullptr;  // the sub-step interval starts at this saved state
   bool valid = true;
   double time() const { return base ? base->time + s : 0; }
@@ -90,6 +98,35 @@ bool MayCollide(const mjModel* m, int g1, int g2) {
   if (b1 == b2) return false;
   if (m->body_weldid[b1] == m->body_weldid[b2]) return false;
   return (m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]);
+}
+
+// d gap / dt of a contact point: the normal component of geom2's velocity relative to geom1's
+// at the point, from MuJoCo's com-based body velocities (cvel) of the evaluated state
+double GapRate(const mjModel* m, const mjData* d, const ContactPoint& p) {
+  Eigen::Vector3d v[2];
+  const int geoms[2] = {p.id.geom1, p.id.geom2};
+  for (int side = 0; side < 2; side++) {
+    const int b = m->geom_bodyid[geoms[side]];
+    const Eigen::Map<const Eigen::Vector3d> w(d->cvel + 6 * b), lin(d->cvel + 6 * b + 3);
+    const Eigen::Map<const Eigen::Vector3d> com(d->subtree_com + 3 * m->body_rootid[b]);
+    v[side] = lin + w.cross(p.pos - com);
+  }
+  return p.frame.row(0).dot(v[1] - v[0]);
+}
+
+// the root in (0, h) of the cubic Hermite interpolant of g (g(0) = g0 > 0, g(h) = g1 < 0, rates
+// r0 and r1), by bisection on the polynomial
+double HermiteRoot(double g0, double r0, double g1, double r1, double h) {
+  auto p = [&](double s) {
+    const double t = s / h, t2 = t * t, t3 = t2 * t;
+    return (2 * t3 - 3 * t2 + 1) * g0 + (t3 - 2 * t2 + t) * h * r0 + (-2 * t3 + 3 * t2) * g1 + (t3 - t2) * h * r1;
+  };
+  double a = 0, b = h;
+  for (int it = 0; it < 200 && b - a > 1e-16 * h; it++) {
+    const double m = (a + b) / 2;
+    (p(m) > 0 ? a : b) = m;
+  }
+  return (a + b) / 2;
 }
 
 std::string PairKey(const ContactId& id) {
@@ -289,9 +326,11 @@ void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& 
   ListContacts(*model_, d, g.points);
   MatchContacts(mode_.contacts, g.points, g.match);
   g.inactive.clear();
+  g.inactive_rate.clear();
   for (size_t i = 0; i < g.points.size(); i++) {
     if (std::find(g.match.begin(), g.match.end(), static_cast<int>(i)) == g.match.end()) {
       g.inactive.push_back(g.points[i]);
+      g.inactive_rate.push_back(GapRate(m_, d, g.points[i]));
     }
   }
   g.mode_ids = mode_.contacts;
@@ -353,7 +392,8 @@ void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& 
 
 std::vector<Hook::Crossing> Hook::Detect(const Guards& before, const Guards& after) {
   std::vector<Crossing> out;
-  for (const ContactPoint& p : after.inactive) {
+  for (size_t j = 0; j < after.inactive.size(); j++) {
+    const ContactPoint& p = after.inactive[j];
     if (p.gap >= 0) continue;
     const int i = MatchContact(p.id, before.inactive);
     // untracked pairs appear only once they touch: their guard was positive before
@@ -367,6 +407,12 @@ std::vector<Hook::Crossing> Hook::Detect(const Guards& before, const Guards& aft
     c.id = i >= 0 ? before.inactive[i].id : p.id;
     c.g0 = g0;
     c.g1 = p.gap;
+    // the lists describe x_{k−1} and x_k exactly except with RK4 (its last stage)
+    c.ends_known = i >= 0 && m_->opt.integrator != mjINT_RK4;
+    if (c.ends_known) {
+      c.rate0 = before.inactive_rate[i];
+      c.rate1 = after.inactive_rate[j];
+    }
     out.push_back(c);
   }
   if (before.force_valid && after.force_valid && before.mode_ids.size() == mode_.contacts.size()) {
@@ -396,21 +442,33 @@ std::vector<Hook::Crossing> Hook::Detect(const Guards& before, const Guards& aft
 }
 
 void Hook::Localize(Crossing& c, double dt) {
+  c.have_x = false;
+  c.evaluations = 0;
   if (c.type == Crossing::kRelease) {
     c.base = prev_.get();
     c.s = c.lo = c.hi = dt;
     return;
   }
   // the exact guard at a state
+  // (with `slope_velocity` set, also the guard's slope ∇g·slope_velocity into `slope`)
+  const Eigen::VectorXd* slope_velocity = nullptr;
+  double slope = std::numeric_limits<double>::quiet_NaN();
   auto guard = [&](const State& x) {
     if (c.type == Crossing::kLiftoff) return EvaluateMode(*model_, *data_, x, mode_).normal_force(c.k);
     EvaluatePosition(*model_, data_->aux(), x.qpos.data());
-    const std::vector<ContactPoint> points = ListContacts(*model_, data_->aux());
-    std::vector<ContactId> ids = mode_.contacts;
-    ids.push_back(c.id);
-    const int i = MatchContacts(ids, points).back();
-    return i >= 0 ? points[i].gap : model_->detect_margin();
+    ListContacts(*model_, data_->aux(), guard_points_);
+    guard_ids_ = mode_.contacts;
+    guard_ids_.push_back(c.id);
+    const int i = MatchContacts(guard_ids_, guard_points_).back();
+    if (i < 0) return model_->detect_margin();
+    if (slope_velocity) {
+      ContactRows(*model_, data_->aux(), guard_points_[i], guard_rows_);
+      slope = guard_rows_.row(0).dot(*slope_velocity);
+    }
+    return guard_points_[i].gap;
   };
+  constexpr double kTimeTol = 1e-13;  // s: the bracket's width on return
+  const State end{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
   // MuJoCo's contact list after mj_step describes the step's start state for Euler and the
   // implicit integrator, and RK4's last stage (≈ the end state) for RK4: the crossing lies in
   // [t_{k−1}, t_k] or, for RK4, most likely in [t_k, t_{k+1}]
@@ -418,19 +476,51 @@ void Hook::Localize(Crossing& c, double dt) {
   if (m_->opt.integrator == mjINT_RK4) bases.push_back(cur_.get());
   bases.push_back(prev_.get());
   for (const Saved* base : bases) {
+    // Newton on the sub-step family when its slope is known: q(h) = q + h v(h) with
+    // v(h) = v + h a, so dq/dh = 2 v(h) − v (Euler; the implicit integrator's a varies a little
+    // with h, which only slows Newton down)
+    const bool newton = c.ends_known && base == prev_.get();
+    Eigen::VectorXd family_velocity;
     auto phi = [&](double h) {
+      c.evaluations++;
       Resimulate(*base, h, sub_data_.get());
-      return guard(StateOf(sub_data_.get()));
+      c.x = StateOf(sub_data_.get());
+      if (newton) {
+        family_velocity = 2 * c.x.qvel - base->qvel;
+        slope_velocity = &family_velocity;
+      }
+      const double value = guard(c.x);
+      slope_velocity = nullptr;
+      return value;
     };
-    double a = 0, b = dt;
-    double fa = guard(State{base->time, base->qpos, base->qvel, base->act});
-    double fb = phi(dt);
-    if (!(fa > 0 && fb < 0)) continue;
-    double s = b;
-    int side = 0;
-    for (int it = 0; it < 100 && b - a > 1e-13; it++) {
+    double a = 0, b = dt, fa, fb;
+    double s;
+    if (c.ends_known && base == prev_.get()) {
+      // both guard values are MuJoCo's own at x_{k−1} and x_k (a full sub-step from x_{k−1}
+      // reproduces x_k bitwise): start from the Hermite estimate
+      fa = c.g0;
+      fb = c.g1;
+      // the sub-steps from x_{k−1} follow q(h) = q + h v + h² a (a fixed at x_{k−1}): at h = dt
+      // the guard's slope is ∇g·(2 v_k − v_{k−1}) ≈ 2 ġ(x_k) − ġ(x_{k−1}), not ġ(x_k)
+      s = HermiteRoot(fa, c.rate0, fb, 2 * c.rate1 - c.rate0, dt);
+    } else {
+      fa = guard(State{base->time, base->qpos, base->qvel, base->act});
+      // from x_{k−1} a whole step is x_k itself
+      fb = base == prev_.get() ? guard(end) : phi(dt);
+      if (!(fa > 0 && fb < 0)) continue;
       s = (fa * b - fb * a) / (fa - fb);
+    }
+    if (!(fa > 0 && fb < 0)) continue;
+    // bracketed secant: each new point re-simulated; a step smaller than the tolerance is pushed
+    // across the root so that the bracket closes; regula falsi (Illinois) when the secant leaves
+    // the bracket
+    double s_prev = 0, f_prev = 0;
+    bool have_prev = false;
+    int side = 0;
+    double evaluated = s;  // the last point re-simulated (c.x is its state)
+    for (int it = 0; it < 100; it++) {
       const double fs = phi(s);
+      evaluated = s;
       if (fs == 0) {
         a = b = s;
         break;
@@ -444,12 +534,27 @@ void Hook::Localize(Crossing& c, double dt) {
         if (side == 1) fb /= 2;
         side = 1;
       }
+      if (b - a <= kTimeTol) break;
+      double next;
+      if (have_prev && fs != f_prev) {
+        next = s - fs * (s - s_prev) / (fs - f_prev);
+      } else if (newton && std::isfinite(slope) && slope != 0) {
+        next = s - fs / slope;  // first step only: the family slope is approximate
+      } else {
+        next = (fa * b - fb * a) / (fa - fb);
+      }
+      if (std::abs(next - s) < kTimeTol / 2) next = s + (fs > 0 ? kTimeTol / 2 : -kTimeTol / 2);
+      if (!(next > a && next < b)) next = (fa * b - fb * a) / (fa - fb);
+      if (!(next > a && next < b)) next = (a + b) / 2;
+      s_prev = s, f_prev = fs, have_prev = true;
+      s = next;
     }
     c.base = base;
-    c.s = s;
+    c.s = evaluated;
     c.lo = a;
     c.hi = b;
     c.valid = true;
+    c.have_x = true;
     return;
   }
   c.valid = false;
@@ -565,6 +670,9 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     State x;
     if (c.type == Crossing::kRelease) {
       x = State{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
+    } else if (c.have_x) {
+      x = c.x;  // re-simulated by the localisation's last evaluation
+      x.time = c.time();
     } else {
       Resimulate(*c.base, c.s, sub_data_.get());
       x = StateOf(sub_data_.get());

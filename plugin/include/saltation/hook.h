@@ -195,6 +195,9 @@ class Hook {
   std::unique_ptr<Guards[]> guards_;    // x_k, x_{k−1}, x_{k−2} at head_, head_+2, head_+1 (mod 3)
   int head_ = 0;
   std::unique_ptr<Scratch> scratch_;
+  std::vector<ContactPoint> guard_points_;  // the localisation's guard evaluations
+  std::vector<ContactId> guard_ids_;
+  RowMatrix guard_rows_;
   int measuring_ = 0;                   // pairs whose effective restitution is being measured
   std::vector<HookEvent> events_;
   std::map<std::string, std::unique_ptr<Tracking>> tracking_;
