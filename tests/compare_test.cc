@@ -195,6 +195,62 @@ TEST(Compare, SlopeBall) {
 }
 
 // --taus with one value, a forced integrator and a given window: runs, the JSON carries the window
+// entry (i, j) of the row's "rigid" or "compliant" matrix
+double Entry(const Row& r, const std::string& which, int i, int j) {
+  size_t at = r.text.find("\"" + which + "\":[[");
+  if (at == std::string::npos) return NAN;
+  at += which.size() + 4;
+  for (int k = 0; k < i; k++) at = r.text.find("],[", at) + 3;
+  const char* p = r.text.c_str() + at;
+  char* end = nullptr;
+  double value = std::strtod(p, &end);
+  for (int k = 0; k < j; k++) value = std::strtod(end + 1, &end);
+  return value;
+}
+
+// What the onset term is, and how to remove it: on the vertical ball (dampratio 0.2, a real
+// bounce; 1000 steps per τ) MuJoCo's default impedance (0.9, 0.95, 0.001) switches the contact
+// on within one step, and the compliant ∂v(t1)/∂z(t0) comes out with the wrong sign and growing
+// like 1/τ (measured |Φc(v,q)|·τ = 1.098, 1.128, 1.141, 1.163 against the rigid +3.46…3.47), so
+// the relative difference falls towards 1 (1.059 → 1.006), not 0. A smooth onset
+// (--solimp 0.0001,0.95,0.05: the impedance rises from 0 over 5 cm) removes it: Φc(v,q) =
+// 3.52, 3.52, 3.45, 3.19 against the rigid 3.58, 3.54, 3.52, 3.50, relative differences 0.030,
+// 0.016, 0.024, 0.096 (what remains at τ = 0.002 is the release's kink on the time grid, ∝ dt/τ).
+TEST(Compare, SmoothOnsetRemovesTheOnsetTerm) {
+  const std::string common = "compare models/vertical_ball.xml --keyframe start --dampratio 0.2 --steps-per-tau 1000";
+  const std::string sharp_out = TempPath("sharp.json"), smooth_out = TempPath("smooth.json");
+  const Result sharp = RunCli(common + " --out " + sharp_out);
+  const Result smooth = RunCli(common + " --solimp 0.0001,0.95,0.05 --out " + smooth_out);
+  ASSERT_EQ(sharp.exit_code, 0) << sharp.output;
+  ASSERT_EQ(smooth.exit_code, 0) << smooth.output;
+  std::printf("%s%s", sharp.output.c_str(), smooth.output.c_str());
+  EXPECT_THAT(sharp.output, HasSubstr("but not towards 0: the compliant chain is dominated by the contact-onset term"));
+  EXPECT_THAT(smooth.output, HasSubstr("solimp of every contact: 0.0001 0.95 0.05 0.5 2"));
+  const std::string sharp_json = ReadFile(sharp_out), smooth_json = ReadFile(smooth_out);
+  EXPECT_THAT(sharp_json, HasSubstr("\"converging\":false"));
+  EXPECT_THAT(smooth_json, HasSubstr("\"solimp\":[0.0001,0.94999999999999996,0.050000000000000003,0.5,2]"));
+  const std::vector<Row> a = Rows(sharp_json), b = Rows(smooth_json);
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  for (size_t i = 0; i < 4; i++) {
+    SCOPED_TRACE("tau " + std::to_string(a[i].tau));
+    // (v:z, q:z) is entry (1, 0) of the 2×2 tangent layout (dq, dv)
+    const double rigid_sharp = Entry(a[i], "rigid", 1, 0), compliant_sharp = Entry(a[i], "compliant", 1, 0);
+    const double rigid_smooth = Entry(b[i], "rigid", 1, 0), compliant_smooth = Entry(b[i], "compliant", 1, 0);
+    std::printf("[ onset ] tau %-6g sharp: rigid %+.4f compliant %+9.3f (x tau %.3f), rel %.4f | smooth: rigid %+.4f "
+                "compliant %+.4f, rel %.4f\n",
+                a[i].tau, rigid_sharp, compliant_sharp, compliant_sharp * a[i].tau, a[i].relative, rigid_smooth,
+                compliant_smooth, b[i].relative);
+    EXPECT_GT(rigid_sharp, 3);
+    EXPECT_LT(compliant_sharp * a[i].tau, -1.05);  // −1.098 … −1.163: ∝ 1/τ, wrong sign
+    EXPECT_GT(compliant_sharp * a[i].tau, -1.2);
+    EXPECT_GT(a[i].relative, 1.0);
+    EXPECT_NEAR(compliant_smooth / rigid_smooth, 1, 0.09);  // 0.982 … 0.913
+    EXPECT_LT(b[i].relative, 0.1);                         // 0.016 … 0.096
+    EXPECT_GT(b[i].restitution, 0.55);                     // a real bounce: 0.579 … 0.617
+  }
+}
+
 TEST(Compare, OptionsAreHonoured) {
   const std::string out = TempPath("window.json");
   std::remove(out.c_str());
@@ -242,6 +298,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"NonPositiveTau", "models/vertical_ball.xml --taus 0.01,0", 2, "--taus must be positive"},
         BadInput{"NotANumber", "models/vertical_ball.xml --taus 0.01,abc", 2, "needs a finite number"},
         BadInput{"TooFewSteps", "models/vertical_ball.xml --steps-per-tau 1", 2, "--steps-per-tau"},
+        BadInput{"SolimpTwoValues", "models/vertical_ball.xml --solimp 0.1,0.9", 2, "--solimp needs DMIN,DMAX,WIDTH"},
+        BadInput{"SolimpOutOfRange", "models/vertical_ball.xml --solimp 0,0.95,0.05", 2, "<= DMIN <= DMAX <="},
+        BadInput{"SolimpBadPower", "models/vertical_ball.xml --solimp 0.1,0.9,0.05,0.5,0.5", 2, "POWER must be"},
         BadInput{"BadIntegrator", "models/vertical_ball.xml --integrator leapfrog", 2, "--integrator must be"},
         BadInput{"BackwardsWindow", "models/vertical_ball.xml --window 0.5,0.4", 2, "T0 < T1"},
         BadInput{"MissingValue", "models/vertical_ball.xml --taus", 2, "needs a value"},
