@@ -189,23 +189,40 @@ int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points) {
 }
 
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows) {
+  RowMatrix jac1, jac2;
+  ContactRows(model, d, point, rows, jac1, jac2);
+}
+
+void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows,
+                 RowMatrix& jac1, RowMatrix& jac2) {
   const mjModel* m = model.mj();
   const int nv = m->nv;
   const int nrow = ContactRowCount(point);
-  RowMatrix jac1(3, nv), jac2(3, nv);
+  jac1.resize(3, nv);
+  jac2.resize(3, nv);
   const int b1 = m->geom_bodyid[point.id.geom1], b2 = m->geom_bodyid[point.id.geom2];
   mj_jac(m, d, jac1.data(), nullptr, point.pos.data(), b1);
   mj_jac(m, d, jac2.data(), nullptr, point.pos.data(), b2);
-  rows = point.frame.topRows(nrow) * (jac2 - jac1);
+  jac2 -= jac1;
+  rows.resize(nrow, nv);
+  rows.noalias() = point.frame.topRows(nrow) * jac2;
 }
 
 RowMatrix EqualityRows(const Model& model, const mjData* d) {
+  RowMatrix rows;
+  EqualityRows(model, d, rows);
+  return rows;
+}
+
+void EqualityRows(const Model& model, const mjData* d, RowMatrix& rows) {
   const mjModel* m = model.mj();
   const int nv = m->nv;
-  if (m->neq == 0) return RowMatrix(0, nv);
   int count = 0;
-  for (int r = 0; r < d->nefc; r++) count += d->efc_type[r] == mjCNSTR_EQUALITY;
-  RowMatrix rows = RowMatrix::Zero(count, nv);
+  if (m->neq) {
+    for (int r = 0; r < d->nefc; r++) count += d->efc_type[r] == mjCNSTR_EQUALITY;
+  }
+  rows.setZero(count, nv);
+  if (count == 0) return;
   const bool sparse = mj_isSparse(m);
   int k = 0;
   for (int r = 0; r < d->nefc; r++) {
@@ -218,7 +235,6 @@ RowMatrix EqualityRows(const Model& model, const mjData* d) {
     }
     k++;
   }
-  return rows;
 }
 
 }  // namespace saltation

@@ -33,11 +33,12 @@ struct Hook::Guards {
 
 // scratch of the per-step rigid-force evaluation
 struct Hook::Scratch {
-  RowMatrix jac1, jac2, JMinv;
+  ConstraintSet set;
+  ConstraintScratch rows;
+  RowMatrix JMinv;
   Eigen::MatrixXd A;
   Eigen::VectorXd rhs, lambda;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  std::vector<int> normal_row;
+  PsdSolver solver;
 };
 
 // per geom-pair history
@@ -345,25 +346,8 @@ void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& 
   // the bias J̇v by a difference of the rows over the last step (the exact guard is recomputed
   // when a sign change is localised)
   Scratch& w = *scratch_;
-  w.normal_row.clear();
-  int nrow = 0;
-  for (size_t k = 0; k < mode_.contacts.size(); k++) {
-    w.normal_row.push_back(nrow);
-    nrow += mode_.contacts[k].frictionless ? 1 : ContactRowCount(g.points[g.match[k]]);
-  }
-  const RowMatrix eq = m_->neq ? EqualityRows(*model_, d) : RowMatrix(0, nv);
-  g.J.resize(nrow + eq.rows(), nv);
-  w.jac1.resize(3, nv);
-  w.jac2.resize(3, nv);
-  for (size_t k = 0; k < mode_.contacts.size(); k++) {
-    const ContactPoint& p = g.points[g.match[k]];
-    const int rows = mode_.contacts[k].frictionless ? 1 : ContactRowCount(p);
-    mj_jac(m_, d, w.jac1.data(), nullptr, p.pos.data(), m_->geom_bodyid[p.id.geom1]);
-    mj_jac(m_, d, w.jac2.data(), nullptr, p.pos.data(), m_->geom_bodyid[p.id.geom2]);
-    w.jac2 -= w.jac1;
-    g.J.middleRows(w.normal_row[k], rows).noalias() = p.frame.topRows(rows) * w.jac2;
-  }
-  if (eq.rows()) g.J.bottomRows(eq.rows()) = eq;
+  ModeConstraints(*model_, d, mode_.contacts, g.points, g.match, w.set, w.rows);
+  std::swap(g.J, w.set.J);  // g keeps the rows for the next step's difference
   const int rows = static_cast<int>(g.J.rows());
   w.JMinv.resize(rows, nv);
   mj_solveM(m_, const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), rows);
@@ -376,17 +360,10 @@ void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& 
     w.lambda.noalias() -= previous->J * cur_->qvel;
     w.rhs -= w.lambda / dt;
   }
-  // Cholesky when J M⁻¹ Jᵀ is clearly positive definite, the pseudo-inverse otherwise
-  w.llt.compute(w.A);
-  const double amax = w.A.diagonal().maxCoeff();
-  const double pivot = w.llt.info() == Eigen::Success ? w.llt.matrixLLT().diagonal().minCoeff() : 0;
-  if (pivot * pivot > 1e3 * model_->options().rank_tol * amax) {
-    w.lambda = w.llt.solve(w.rhs);
-  } else {
-    SolvePsd(w.A, w.rhs, model_->options().rank_tol, w.lambda);
-  }
+  w.solver.Compute(w.A, model_->options().rank_tol);
+  w.solver.Solve(w.rhs, w.lambda);
   g.force.resize(mode_.contacts.size());
-  for (size_t k = 0; k < mode_.contacts.size(); k++) g.force(k) = w.lambda(w.normal_row[k]);
+  for (size_t k = 0; k < mode_.contacts.size(); k++) g.force(k) = w.lambda(w.set.normal_row[k]);
   g.force_valid = true;
 }
 
@@ -455,10 +432,14 @@ void Hook::Localize(Crossing& c, double dt) {
   double slope = std::numeric_limits<double>::quiet_NaN();
   auto guard = [&](const State& x) {
     if (c.type == Crossing::kLiftoff) return EvaluateMode(*model_, *data_, x, mode_).normal_force(c.k);
-    EvaluatePosition(*model_, data_->aux(), x.qpos.data());
-    ListContacts(*model_, data_->aux(), guard_points_);
-    guard_ids_ = mode_.contacts;
+    // the pair's own points (kinematics and its narrow phase only), matched as in the full list:
+    // the mode's points of the same pair first, so that the crossing point is not taken for one
+    guard_ids_.clear();
+    for (const ContactId& id : mode_.contacts) {
+      if (id.SamePair(c.id)) guard_ids_.push_back(id);
+    }
     guard_ids_.push_back(c.id);
+    EvaluatePositionForPairs(*model_, data_->aux(), x.qpos.data(), guard_ids_, guard_points_, false);
     const int i = MatchContacts(guard_ids_, guard_points_).back();
     if (i < 0) return model_->detect_margin();
     if (slope_velocity) {

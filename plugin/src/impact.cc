@@ -258,13 +258,9 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x
     const Eigen::VectorXd Jv = sel.J * x_minus.qvel;
     const Eigen::VectorXd e = AppliedRestitution(model, sel.restitution_rows, Jv);
     const Eigen::MatrixXd rhs = (Eigen::VectorXd::Ones(nrow) + e).asDiagonal() * sel.J;
-    Eigen::MatrixXd sol(nrow, nv);
-    for (int c = 0; c < nv; c++) {
-      Eigen::VectorXd col;
-      SolvePsd(A, rhs.col(c), model.options().rank_tol, col);
-      sol.col(c) = col;
-    }
-    out.dv_dv -= JMinv.transpose() * sol;
+    PsdSolver solver;
+    solver.Compute(A, model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
+    out.dv_dv -= JMinv.transpose() * solver.Solve(rhs);
   }
 
   // ∂v⁺/∂q by central differences of the impact map with S fixed
@@ -318,12 +314,9 @@ Eigen::MatrixXd PlasticProjection(const Model& model, Data& data, const Eigen::V
   if (J.rows() == 0) return P;
   RowMatrix JMinv(J.rows(), nv);
   mj_solveM(m, d, JMinv.data(), J.data(), J.rows());
-  const Eigen::MatrixXd A = J * JMinv.transpose();
-  for (int c = 0; c < nv; c++) {
-    Eigen::VectorXd col;
-    SolvePsd(A, J.col(c), model.options().rank_tol, col);
-    P.col(c) -= JMinv.transpose() * col;
-  }
+  PsdSolver solver;
+  solver.Compute(J * JMinv.transpose(), model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
+  P -= JMinv.transpose() * solver.Solve(Eigen::MatrixXd(J));
   return P;
 }
 

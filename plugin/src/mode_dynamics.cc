@@ -12,10 +12,18 @@ ConstraintSet ModeConstraints(const Model& model, const mjData* d,
 ConstraintSet ModeConstraints(const Model& model, const mjData* d,
                               const std::vector<ContactId>& contacts,
                               const std::vector<ContactPoint>& points) {
-  const int nv = model.nv();
   ConstraintSet set;
-  const std::vector<int> match = MatchContacts(contacts, points);
+  ConstraintScratch scratch;
+  ModeConstraints(model, d, contacts, points, MatchContacts(contacts, points), set, scratch);
+  return set;
+}
 
+void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
+                     const std::vector<ContactPoint>& points, const std::vector<int>& match,
+                     ConstraintSet& set, ConstraintScratch& scratch) {
+  const int nv = model.nv();
+  set.points.clear();
+  set.normal_row.clear();
   int nrow = 0;
   for (size_t k = 0; k < contacts.size(); k++) {
     if (match[k] < 0) {
@@ -28,15 +36,13 @@ ConstraintSet ModeConstraints(const Model& model, const mjData* d,
     nrow += ContactRowCount(set.points.back());
   }
   set.ncontact_rows = nrow;
-  const RowMatrix eq = EqualityRows(model, d);
-  set.J.resize(nrow + eq.rows(), nv);
-  RowMatrix rows;
+  EqualityRows(model, d, scratch.equality);
+  set.J.resize(nrow + scratch.equality.rows(), nv);
   for (size_t k = 0; k < contacts.size(); k++) {
-    ContactRows(model, d, set.points[k], rows);
-    set.J.middleRows(set.normal_row[k], rows.rows()) = rows;
+    ContactRows(model, d, set.points[k], scratch.rows, scratch.jac1, scratch.jac2);
+    set.J.middleRows(set.normal_row[k], scratch.rows.rows()) = scratch.rows;
   }
-  set.J.bottomRows(eq.rows()) = eq;
-  return set;
+  set.J.bottomRows(scratch.equality.rows()) = scratch.equality;
 }
 
 namespace {
@@ -70,22 +76,53 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
   return (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
 }
 
-int SolvePsd(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double tol, Eigen::VectorXd& x) {
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
-  const Eigen::VectorXd& w = eig.eigenvalues();
-  const double wmax = w.size() ? w.cwiseAbs().maxCoeff() : 0;
-  Eigen::VectorXd c = eig.eigenvectors().transpose() * b;
-  int rank = 0;
-  for (int i = 0; i < w.size(); i++) {
-    if (w(i) > tol * wmax && w(i) > 0) {
-      c(i) /= w(i);
-      rank++;
-    } else {
-      c(i) = 0;
+void PsdSolver::Compute(const Eigen::MatrixXd& A, double tol, Method method) {
+  method_ = method;
+  if (method_ != Method::kPseudoInverse) {
+    llt_.compute(A);
+    if (method_ == Method::kAuto) {
+      const double amax = A.size() ? A.diagonal().maxCoeff() : 0;
+      const double pivot = llt_.info() == Eigen::Success && A.size() ? llt_.matrixLLT().diagonal().minCoeff() : 0;
+      method_ = pivot * pivot > 1e3 * tol * amax ? Method::kCholesky : Method::kPseudoInverse;
+    }
+    rank_ = static_cast<int>(A.rows());
+  }
+  if (method_ == Method::kPseudoInverse) {
+    eig_.compute(A);
+    const Eigen::VectorXd& w = eig_.eigenvalues();
+    const double wmax = w.size() ? w.cwiseAbs().maxCoeff() : 0;
+    winv_.setZero(w.size());
+    rank_ = 0;
+    for (int i = 0; i < w.size(); i++) {
+      if (w(i) > tol * wmax && w(i) > 0) {
+        winv_(i) = 1 / w(i);
+        rank_++;
+      }
     }
   }
-  x = eig.eigenvectors() * c;
-  return rank;
+}
+
+void PsdSolver::Solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+  if (method_ == Method::kCholesky) {
+    x = b;
+    llt_.solveInPlace(x);
+    return;
+  }
+  c_.noalias() = eig_.eigenvectors().transpose() * b;
+  c_.array() *= winv_.array();
+  x.noalias() = eig_.eigenvectors() * c_;
+}
+
+Eigen::MatrixXd PsdSolver::Solve(const Eigen::MatrixXd& B) const {
+  if (method_ == Method::kCholesky) return llt_.solve(B);
+  return eig_.eigenvectors() * (winv_.asDiagonal() * (eig_.eigenvectors().transpose() * B));
+}
+
+int SolvePsd(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double tol, Eigen::VectorXd& x) {
+  PsdSolver solver;
+  solver.Compute(A, tol, PsdSolver::Method::kPseudoInverse);
+  solver.Solve(b, x);
+  return solver.rank();
 }
 
 ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode) {
@@ -140,15 +177,14 @@ namespace {
 struct Evaluation {
   Eigen::VectorXd qacc, qacc_smooth, act_dot, lambda;
   RowMatrix J, JMinv, Jdot;
+  PsdSolver solver;  // of J M⁻¹ Jᵀ
 };
 
-// solver: the center picks Cholesky when J M⁻¹ Jᵀ is clearly positive definite, the
-// pseudo-inverse otherwise, and every difference column uses the same one (a switch between the
-// two would show up divided by ε)
-enum class KktSolver { kUndecided, kCholesky, kPseudoInverse };
-
+// method: the center picks Cholesky when J M⁻¹ Jᵀ is clearly positive definite, the
+// pseudo-inverse otherwise (kAuto), and every difference column is given the same one (a switch
+// between the two would show up divided by ε)
 Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, const Mode& mode,
-                            KktSolver& solver) {
+                            PsdSolver::Method method) {
   const mjModel* m = model.mj();
   mjData* d = data.main();
   const int nv = m->nv;
@@ -182,17 +218,8 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   }
   const Eigen::MatrixXd A = e.J * e.JMinv.transpose();
   const Eigen::VectorXd rhs = -(e.J * e.qacc_smooth + e.Jdot * x.qvel);
-  if (solver != KktSolver::kPseudoInverse) {
-    Eigen::LLT<Eigen::MatrixXd> llt(A);
-    const double pivot = llt.info() == Eigen::Success ? llt.matrixLLT().diagonal().minCoeff() : 0;
-    if (solver == KktSolver::kCholesky || pivot * pivot > 1e3 * model.options().rank_tol * A.diagonal().maxCoeff()) {
-      solver = KktSolver::kCholesky;
-      e.lambda = llt.solve(rhs);
-    } else {
-      solver = KktSolver::kPseudoInverse;
-    }
-  }
-  if (solver == KktSolver::kPseudoInverse) SolvePsd(A, rhs, model.options().rank_tol, e.lambda);
+  e.solver.Compute(A, model.options().rank_tol, method);
+  e.solver.Solve(rhs, e.lambda);
   e.qacc += e.JMinv.transpose() * e.lambda;
   return e;
 }
@@ -208,8 +235,7 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
   Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(n, n);
   jac.block(0, nv, nv, nv).setIdentity();  // d(q̇)/dv
 
-  KktSolver solver = KktSolver::kUndecided;
-  const Evaluation center = EvaluateWithJdot(model, data, x, mode, solver);
+  const Evaluation center = EvaluateWithJdot(model, data, x, mode, PsdSolver::Method::kAuto);
   const int nrow = center.J.rows();
 
   // velocity and activation columns: MuJoCo's velocity and actuation stages at x's configuration
@@ -241,7 +267,7 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
   for (int i = 0; i < nv; i++) {
     e.setZero();
     e(i) = eps;
-    const Evaluation p = EvaluateWithJdot(model, data, Integrate(m, x, e), mode, solver);
+    const Evaluation p = EvaluateWithJdot(model, data, Integrate(m, x, e), mode, center.solver.method());
     jac.block(nv, i, nv, 1) = (p.qacc - center.qacc) / eps;
     jac.block(2 * nv, i, na, 1) = (p.act_dot - center.act_dot) / eps;
     if (nrow) dJv.col(i) = (p.J * x.qvel - Jv) / eps;
@@ -252,16 +278,7 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
     // λ = −A⁺(J a_s + J̇(v) v):  ∂λ/∂v = −A⁺(J ∂a_s/∂v + J̇(v) + (∂J/∂q)[·] v)
     Eigen::MatrixXd rhs = center.J * das;
     rhs.leftCols(nv) += center.Jdot + dJv;
-    const Eigen::MatrixXd A = center.J * center.JMinv.transpose();
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
-    const Eigen::VectorXd& w = eig.eigenvalues();
-    const double wmax = w.size() ? w.cwiseAbs().maxCoeff() : 0;
-    Eigen::VectorXd winv = Eigen::VectorXd::Zero(w.size());
-    for (int i = 0; i < w.size(); i++) {
-      if (w(i) > model.options().rank_tol * wmax && w(i) > 0) winv(i) = 1 / w(i);
-    }
-    const Eigen::MatrixXd dlambda = -(eig.eigenvectors() * (winv.asDiagonal() * (eig.eigenvectors().transpose() * rhs)));
-    da += center.JMinv.transpose() * dlambda;
+    da -= center.JMinv.transpose() * center.solver.Solve(rhs);  // the center's factorisation
   }
   jac.block(nv, nv, nv, nv + na) = da;
   jac.block(2 * nv, nv, na, nv + na) = dact;

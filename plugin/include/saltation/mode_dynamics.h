@@ -39,6 +39,11 @@ struct ConstraintSet {
   int ncontact_rows = 0;
 };
 
+// Reused storage of the in-place ModeConstraints.
+struct ConstraintScratch {
+  RowMatrix jac1, jac2, rows, equality;
+};
+
 // Rows of mode A at d's configuration (after EvaluatePosition). NumericalError when an active
 // contact has no point within the detection margin.
 ConstraintSet ModeConstraints(const Model& model, const mjData* d,
@@ -47,6 +52,34 @@ ConstraintSet ModeConstraints(const Model& model, const mjData* d,
 ConstraintSet ModeConstraints(const Model& model, const mjData* d,
                               const std::vector<ContactId>& contacts,
                               const std::vector<ContactPoint>& points);
+
+// The same into `set` with the match of `contacts` among `points` given (MatchContacts):
+// allocates nothing once the sizes have been seen (the engine hook's per-step path).
+void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
+                     const std::vector<ContactPoint>& points, const std::vector<int>& match,
+                     ConstraintSet& set, ConstraintScratch& scratch);
+
+// Solves A x = b for a symmetric positive semi-definite A (J M⁻¹ Jᵀ), factorised once for any
+// number of right-hand sides: Cholesky when A is clearly positive definite (smallest pivot² above
+// 1e3·tol·max diagonal), else the pseudo-inverse over the eigenvalues above tol·max (a forced
+// method is kept whatever A looks like, so that difference columns share the center's).
+class PsdSolver {
+ public:
+  enum class Method { kAuto, kCholesky, kPseudoInverse };
+  void Compute(const Eigen::MatrixXd& A, double tol, Method method = Method::kAuto);
+  void Solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
+  Eigen::MatrixXd Solve(const Eigen::MatrixXd& B) const;
+  Method method() const { return method_; }
+  int rank() const { return rank_; }
+
+ private:
+  Method method_ = Method::kAuto;
+  int rank_ = 0;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;
+  Eigen::VectorXd winv_;
+  mutable Eigen::VectorXd c_;
+};
 
 // J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux().
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
