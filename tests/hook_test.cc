@@ -88,6 +88,43 @@ TEST_F(HookTest, PhysicsIsBitwiseIdenticalToPlainStep) {
   TakeMujocoWarnings();  // the humanoid's own warnings are not ours to judge
 }
 
+// The localisation's Euler sub-steps run MuJoCo's forward pass once at the start state and then
+// only the integrator for each length h. That rests on a fact of MuJoCo 2.2.2 this test holds:
+// mj_forward, then mj_Euler with timestep h, is bit for bit mj_step with timestep h — also with
+// joint damping, whose implicit treatment depends on h (the humanoid has it).
+TEST_F(HookTest, ForwardThenEulerIsOneStepOfAnyLength) {
+  char error[1000] = "";
+  ModelPtr m(mj_loadXML(SALTATION_MUJOCO_MODELS "/humanoid/humanoid.xml", nullptr, error, 1000));
+  ASSERT_TRUE(m) << error;
+  ASSERT_EQ(m->opt.integrator, mjINT_EULER);
+  bool damped = false;
+  for (int i = 0; i < m->nv; i++) damped = damped || m->dof_damping[i] > 0;
+  EXPECT_TRUE(damped);
+  DataPtr d(mj_makeData(m.get())), a(mj_makeData(m.get())), b(mj_makeData(m.get()));
+  const double dt = m->opt.timestep;
+  for (int k = 0; k < 250; k++) mj_step(m.get(), d.get());  // falling, feet on the floor
+  ASSERT_GT(d->ncon, 0);
+  mj_copyData(b.get(), m.get(), d.get());
+  mj_forward(m.get(), b.get());
+  // the forward pass normalises the free joint's quaternion in qpos: the integrator starts there
+  const std::vector<mjtNum> qpos(b->qpos, b->qpos + m->nq);
+  EXPECT_NE(std::memcmp(qpos.data(), d->qpos, sizeof(mjtNum) * m->nq), 0);
+  for (double h : {0.1 * dt, 0.37 * dt, dt}) {
+    mj_copyData(a.get(), m.get(), d.get());
+    m->opt.timestep = h;
+    mj_step(m.get(), a.get());
+    b->time = d->time;
+    mju_copy(b->qpos, qpos.data(), m->nq);
+    mju_copy(b->qvel, d->qvel, m->nv);
+    mju_copy(b->act, d->act, m->na);
+    mj_Euler(m.get(), b.get());
+    m->opt.timestep = dt;
+    EXPECT_EQ(std::memcmp(a->qpos, b->qpos, sizeof(mjtNum) * m->nq), 0) << "h = " << h;
+    EXPECT_EQ(std::memcmp(a->qvel, b->qvel, sizeof(mjtNum) * m->nv), 0) << "h = " << h;
+    EXPECT_EQ(a->time, b->time);
+  }
+}
+
 // RK4 with dt = 1 ms: free fall is integrated exactly, so the localised touchdown is the analytic
 // time. Semi-implicit Euler lands early by its own O(dt) error (z_k = z0 − g t_k(t_k + dt)/2: the
 // discrete trajectory reaches the floor about dt/2 before the continuous one).

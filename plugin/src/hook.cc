@@ -256,7 +256,7 @@ void Hook::Capture(const mjData* d, Saved& s) const {
   s.mocap_quat = Eigen::Map<const Eigen::VectorXd>(d->mocap_quat, 4 * m->nmocap);
 }
 
-void Hook::Resimulate(const Saved& from, double h, mjData* out) const {
+void Hook::Resimulate(const Saved& from, double h, mjData* out, bool step) const {
   const mjModel* m = sub_model_.get();
   out->time = from.time;
   Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = from.qpos;
@@ -268,8 +268,34 @@ void Hook::Resimulate(const Saved& from, double h, mjData* out) const {
   Eigen::Map<Eigen::VectorXd>(out->xfrc_applied, 6 * m->nbody) = from.xfrc_applied;
   Eigen::Map<Eigen::VectorXd>(out->mocap_pos, 3 * m->nmocap) = from.mocap_pos;
   Eigen::Map<Eigen::VectorXd>(out->mocap_quat, 4 * m->nmocap) = from.mocap_quat;
+  if (!step) return;
   sub_model_->opt.timestep = h;
   mj_step(sub_model_.get(), out);
+  sub_model_->opt.timestep = m_->opt.timestep;
+}
+
+void Hook::PrepareSubsteps(const Saved& from) const {
+  // mj_step is mj_forward at the start state and then the integrator: with Euler only the latter
+  // depends on the step length, so one forward serves every sub-step (bitwise what mj_step gives)
+  mjData* out = sub_data_.get();
+  Resimulate(from, 0, out, false);
+  mj_checkPos(sub_model_.get(), out);
+  mj_checkVel(sub_model_.get(), out);
+  mj_forward(sub_model_.get(), out);
+  mj_checkAcc(sub_model_.get(), out);
+  // the forward pass may normalise quaternions in qpos: the integrator starts from that
+  substep_qpos_ = Eigen::Map<const Eigen::VectorXd>(out->qpos, sub_model_->nq);
+}
+
+void Hook::Substep(const Saved& from, double h) const {
+  const mjModel* m = sub_model_.get();
+  mjData* out = sub_data_.get();
+  out->time = from.time;
+  Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = substep_qpos_;
+  Eigen::Map<Eigen::VectorXd>(out->qvel, m->nv) = from.qvel;
+  Eigen::Map<Eigen::VectorXd>(out->act, m->na) = from.act;
+  sub_model_->opt.timestep = h;
+  mj_Euler(sub_model_.get(), out);
   sub_model_->opt.timestep = m_->opt.timestep;
 }
 
@@ -461,10 +487,16 @@ void Hook::Localize(Crossing& c, double dt) {
     // v(h) = v + h a, so dq/dh = 2 v(h) − v (Euler; the implicit integrator's a varies a little
     // with h, which only slows Newton down)
     const bool newton = c.ends_known && base == prev_.get();
+    const bool euler = m_->opt.integrator == mjINT_EULER;
+    if (euler) PrepareSubsteps(*base);
     Eigen::VectorXd family_velocity;
     auto phi = [&](double h) {
       c.evaluations++;
-      Resimulate(*base, h, sub_data_.get());
+      if (euler) {
+        Substep(*base, h);
+      } else {
+        Resimulate(*base, h, sub_data_.get());
+      }
       c.x = StateOf(sub_data_.get());
       if (newton) {
         family_velocity = 2 * c.x.qvel - base->qvel;

@@ -158,7 +158,11 @@ class Hook {
   struct Scratch;         // buffers of the per-step rigid-force evaluation
 
   void Capture(const mjData* d, Saved& s) const;
-  void Resimulate(const Saved& from, double h, mjData* out) const;
+  // MuJoCo's step of length h from a saved state into out (step false: only load the state)
+  void Resimulate(const Saved& from, double h, mjData* out, bool step = true) const;
+  // Euler sub-steps from one saved state: the forward pass once, then the integrator per length
+  void PrepareSubsteps(const Saved& from) const;
+  void Substep(const Saved& from, double h) const;
   State StateOf(const mjData* d) const;
   void Evaluate(const mjData* d, const Guards* previous, double dt, Guards& out);
   std::vector<Crossing> Detect(const Guards& before, const Guards& after);
@@ -183,6 +187,7 @@ class Hook {
   std::unique_ptr<Data> data_;
   ModelPtr sub_model_;     // copy of m for re-simulated sub-steps
   DataPtr sub_data_;       // scratch for re-simulation and mjd_transitionFD
+  mutable Eigen::VectorXd substep_qpos_;  // qpos after PrepareSubsteps' forward pass
   std::vector<std::string> untracked_;
   double force_tol_ = 0;
   bool lazy_ = false;      // Ξ on demand in effect
