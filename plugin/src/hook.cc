@@ -375,17 +375,20 @@ void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& 
   ModeConstraints(*model_, d, mode_.contacts, g.points, g.match, w.set, w.rows);
   std::swap(g.J, w.set.J);  // g keeps the rows for the next step's difference
   const int rows = static_cast<int>(g.J.rows());
+  // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
+  // of a full solve per row)
   w.JMinv.resize(rows, nv);
-  mj_solveM(m_, const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), rows);
-  w.A.noalias() = g.J * w.JMinv.transpose();
+  mj_solveM2(m_, const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), rows);
+  w.A.noalias() = w.JMinv * w.JMinv.transpose();
   Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
-  w.rhs.noalias() = -(g.J * a_s);
+  w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
   if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode_.contacts.size() &&
       previous->J.rows() == rows) {
     w.lambda.noalias() = g.J * cur_->qvel;
     w.lambda.noalias() -= previous->J * cur_->qvel;
-    w.rhs -= w.lambda / dt;
+    w.rhs += w.lambda / dt;
   }
+  w.rhs = -w.rhs;
   w.solver.Compute(w.A, model_->options().rank_tol);
   w.solver.Solve(w.rhs, w.lambda);
   g.force.resize(mode_.contacts.size());
