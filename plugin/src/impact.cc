@@ -52,7 +52,8 @@ Eigen::VectorXd AppliedRestitution(const Model& model, const Eigen::VectorXd& re
 
 // v⁺ = v⁻ + M⁻¹Jᵀ Λ with Λ = A⁺(τ − J v⁻), τ = −E·min(J v⁻, 0) on normal rows; d holds M(q)
 Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& sel,
-                             const Eigen::VectorXd& v_minus, Eigen::VectorXd* impulse, int* rank) {
+                             const Eigen::VectorXd& v_minus, Eigen::VectorXd* impulse, int* rank,
+                             PsdSolver::Method method = PsdSolver::Method::kPseudoInverse) {
   const int nrow = sel.J.rows();
   if (nrow == 0) {
     if (impulse) impulse->resize(0);
@@ -65,10 +66,12 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   const Eigen::VectorXd Jv = sel.J * v_minus;
   const Eigen::VectorXd target =
       -AppliedRestitution(model, sel.restitution_rows, Jv).cwiseProduct(Jv.cwiseMin(0.0));
+  PsdSolver solver;
+  solver.Compute(A, model.options().rank_tol, method);
   Eigen::VectorXd lambda;
-  const int r = SolvePsd(A, target - Jv, model.options().rank_tol, lambda);
+  solver.Solve(target - Jv, lambda);
   if (impulse) *impulse = lambda;
-  if (rank) *rank = r;
+  if (rank) *rank = solver.rank();
   return v_minus + JMinv.transpose() * lambda;
 }
 
@@ -211,13 +214,14 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
 
 Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::VectorXd& qpos,
                                const Eigen::VectorXd& qvel_minus,
-                               const std::vector<ContactId>& impulse_set, int* rank) {
+                               const std::vector<ContactId>& impulse_set, int* rank,
+                               PsdSolver::Method method) {
   mjData* d = data.main();
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
   const ConstraintSet all = ModeConstraints(model, d, impulse_set, points);
   const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
-  return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank);
+  return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank, method);
 }
 
 Eigen::MatrixXd ResetJacobian::Dense() const {
@@ -250,6 +254,8 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x
   const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
   out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
   const int nrow = sel.J.rows();
+  // the center's choice of solver, kept by every difference column below
+  PsdSolver solver;
   if (nrow > 0) {
     RowMatrix JMinv(nrow, nv);
     mj_solveM(m, d, JMinv.data(), sel.J.data(), nrow);
@@ -258,8 +264,7 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x
     const Eigen::VectorXd Jv = sel.J * x_minus.qvel;
     const Eigen::VectorXd e = AppliedRestitution(model, sel.restitution_rows, Jv);
     const Eigen::MatrixXd rhs = (Eigen::VectorXd::Ones(nrow) + e).asDiagonal() * sel.J;
-    PsdSolver solver;
-    solver.Compute(A, model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
+    solver.Compute(A, model.options().rank_tol);  // Cholesky when clearly positive definite
     out.dv_dv -= JMinv.transpose() * solver.Solve(rhs);
   }
 
@@ -273,8 +278,9 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x
     Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;
     mj_integratePos(m, qp.data(), dq.data(), 1.0);
     mj_integratePos(m, qm.data(), dq.data(), -1.0);
-    out.dv_dq.col(i) = (ImpactVelocity(model, data, qp, x_minus.qvel, impulse_set) -
-                        ImpactVelocity(model, data, qm, x_minus.qvel, impulse_set)) /
+    const PsdSolver::Method method = nrow > 0 ? solver.method() : PsdSolver::Method::kPseudoInverse;
+    out.dv_dq.col(i) = (ImpactVelocity(model, data, qp, x_minus.qvel, impulse_set, nullptr, method) -
+                        ImpactVelocity(model, data, qm, x_minus.qvel, impulse_set, nullptr, method)) /
                        (2 * eps);
   }
   return out;

@@ -46,10 +46,13 @@ struct ImpactResult {
 ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
                          const std::vector<ContactId>& candidates);
 
-// v⁺ for a fixed impulse set at configuration qpos (the impact map with S held fixed).
+// v⁺ for a fixed impulse set at configuration qpos (the impact map with S held fixed). method:
+// how J M⁻¹ Jᵀ is solved (the pseudo-inverse unless a caller differentiating the map fixes the
+// one its center chose, PsdSolver).
 Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::VectorXd& qpos,
                                const Eigen::VectorXd& qvel_minus,
-                               const std::vector<ContactId>& impulse_set, int* rank = nullptr);
+                               const std::vector<ContactId>& impulse_set, int* rank = nullptr,
+                               PsdSolver::Method method = PsdSolver::Method::kPseudoInverse);
 
 // DΔ of an impact: q⁺ = q⁻ gives the identity blocks; the velocity blocks are
 //   ∂v⁺/∂v⁻ = I − M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁺ (I + E) J      (closed form, E = restitution of the rows)
