@@ -19,16 +19,51 @@ double LiftoffGuard(const Model& model, Data& data, const State& x, const Mode& 
 
 Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State& x,
                                      const Mode& mode, int k) {
-  const int n = model.ndx();
+  const mjModel* m = model.mj();
+  const int nv = m->nv, na = m->na, n = model.ndx();
   const double eps = model.options().fd_step;
   Eigen::VectorXd grad(n), e = Eigen::VectorXd::Zero(n);
-  for (int i = 0; i < n; i++) {
+  // configuration columns: whole mode evaluations at the perturbed configurations
+  for (int i = 0; i < nv; i++) {
     e.setZero();
     e(i) = eps;
-    const double gp = LiftoffGuard(model, data, Integrate(model.mj(), x, e), mode, k);
-    const double gm = LiftoffGuard(model, data, Integrate(model.mj(), x, e, -1), mode, k);
+    const double gp = LiftoffGuard(model, data, Integrate(m, x, e), mode, k);
+    const double gm = LiftoffGuard(model, data, Integrate(m, x, e, -1), mode, k);
     grad(i) = (gp - gm) / (2 * eps);
   }
+  // velocity and activation columns: the configuration is x's, so the rows, M and the
+  // factorisation of J M⁻¹ Jᵀ are the center's (the same pseudo-inverse EvaluateMode takes); only
+  // the velocity and actuation stages and the bias J̇v change
+  const ModeDynamics center = EvaluateMode(model, data, x, mode);  // leaves data.main() at x
+  const RowMatrix& J = center.constraints.J;
+  PsdSolver solver;
+  solver.Compute(J * center.JMinv.transpose(), model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
+  mjData* d = data.main();
+  Eigen::VectorXd lambda;
+  for (int i = 0; i < nv + na; i++) {
+    double g[2];
+    for (int side = 0; side < 2; side++) {
+      State xs = x;
+      const double step = side == 0 ? eps : -eps;
+      if (i < nv) {
+        xs.qvel(i) += step;
+      } else {
+        xs.act(i - nv) += step;
+      }
+      mju_copy(d->qvel, xs.qvel.data(), nv);
+      mju_copy(d->act, xs.act.data(), na);
+      mj_fwdVelocity(m, d);
+      mj_fwdActuation(m, d);
+      mj_fwdAcceleration(m, d);
+      const Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
+      const Eigen::VectorXd bias = ConstraintBias(model, data, xs, mode.contacts);
+      solver.Solve(-(J * a_s + bias), lambda);
+      g[side] = lambda(center.constraints.normal_row[k]);
+    }
+    grad(nv + i) = (g[0] - g[1]) / (2 * eps);
+  }
+  mju_copy(d->qvel, x.qvel.data(), nv);
+  mju_copy(d->act, x.act.data(), na);
   return grad;
 }
 

@@ -27,7 +27,8 @@ Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
 double LiftoffGuard(const Model& model, Data& data, const State& x, const Mode& mode, int k);
 
 // ∇g of the liftoff guard of contact k: central differences of the KKT solution λ_n(x) in the
-// tangent coordinates with step options().fd_step (mode held fixed). MuJoCo 2.2 gives no position
+// tangent coordinates with step options().fd_step (mode held fixed); the velocity and activation
+// columns rerun only MuJoCo's velocity and actuation stages and the bias at x's configuration. MuJoCo 2.2 gives no position
 // derivatives of M, J or qfrc_bias, so this gradient is numerical; it is held in the tests to the
 // guard's rate along the exact flow (LiftoffGuardRateFD) and to closed forms.
 Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State& x,
