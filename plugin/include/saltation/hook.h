@@ -11,8 +11,10 @@
 // Because mjData's contact list after mj_step describes the state at the START of that step, the
 // crossing of a guard inside [t_{k−1}, t_k] is known after step k+1: events are reported one step
 // late, each localised inside its step by re-simulating MuJoCo sub-steps from the saved state of
-// t_{k−1} and bracketing the guard's zero (Illinois). Ξ is the rigid model's at the localised
-// MuJoCo state, computed by the same functions the exact integrator uses (events.h).
+// t_{k−1} and bracketing the guard's zero (a secant kept inside the bracket, Illinois when it
+// leaves it; a touchdown seen at both ends of the step starts from the cubic Hermite root of its
+// distances and rates). Ξ is the rigid model's at the localised MuJoCo state, computed by the same
+// functions the exact integrator uses (events.h).
 //
 // Make the mjData AFTER constructing the Hook (near-contacts take contact slots: nconmax).
 #ifndef SALTATION_HOOK_H_
