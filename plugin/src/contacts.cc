@@ -190,10 +190,11 @@ int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points) {
 
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows) {
   RowMatrix jac1, jac2;
-  ContactRows(model, d, point, rows, jac1, jac2);
+  rows.resize(ContactRowCount(point), model.nv());
+  ContactRows(model, d, point, Eigen::Ref<RowMatrix>(rows), jac1, jac2);
 }
 
-void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows,
+void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
                  RowMatrix& jac1, RowMatrix& jac2) {
   const mjModel* m = model.mj();
   const int nv = m->nv;
@@ -204,7 +205,6 @@ void ContactRows(const Model& model, const mjData* d, const ContactPoint& point,
   mj_jac(m, d, jac1.data(), nullptr, point.pos.data(), b1);
   mj_jac(m, d, jac2.data(), nullptr, point.pos.data(), b2);
   jac2 -= jac1;
-  rows.resize(nrow, nv);
   rows.noalias() = point.frame.topRows(nrow) * jac2;
 }
 

@@ -73,7 +73,6 @@ struct Hook::Crossing {
   bool ends_known = false;
   double rate0 = 0, rate1 = 0;
   double s = 0, lo = 0, hi = 0;
-  int evaluations = 0;          // re-simulated guard evaluations spent on localising
   bool have_x = false;          // x: the re-simulated state at base->time + s
   State x;
   const Saved* base = nullptr;  // the sub-step interval starts at this saved state
@@ -123,8 +122,9 @@ double HermiteRoot(double g0, double r0, double g1, double r1, double h) {
     return (2 * t3 - 3 * t2 + 1) * g0 + (t3 - 2 * t2 + t) * h * r0 + (-2 * t3 + 3 * t2) * g1 + (t3 - t2) * h * r1;
   };
   double a = 0, b = h;
-  for (int it = 0; it < 200 && b - a > 1e-16 * h; it++) {
+  for (int it = 0; it < 64; it++) {
     const double m = (a + b) / 2;
+    if (m <= a || m >= b) break;  // a and b adjacent doubles
     (p(m) > 0 ? a : b) = m;
   }
   return (a + b) / 2;
@@ -274,22 +274,42 @@ void Hook::Resimulate(const Saved& from, double h, mjData* out, bool step) const
   sub_model_->opt.timestep = m_->opt.timestep;
 }
 
+bool Hook::ForwardIgnoresTimestep() const {
+  // MuJoCo's forward pass reads the timestep only through refsafe, which raises every solref
+  // time constant below 2·timestep to it (checked per geom: a pair mixes two of them)
+  const mjModel* m = m_;
+  if (mjDISABLED(mjDSBL_REFSAFE)) return true;
+  const double limit = 2 * m->opt.timestep;
+  auto below = [&](const mjtNum* solref, int n) {
+    for (int i = 0; i < n; i++) {
+      if (solref[mjNREF * i] > 0 && solref[mjNREF * i] < limit) return true;
+    }
+    return false;
+  };
+  return !(below(m->geom_solref, m->ngeom) || below(m->pair_solref, m->npair) || below(m->eq_solref, m->neq) ||
+           below(m->jnt_solref, m->njnt) || below(m->dof_solref, m->nv) ||
+           below(m->tendon_solref_lim, m->ntendon) || below(m->tendon_solref_fri, m->ntendon) ||
+           ((m->opt.enableflags & mjENBL_OVERRIDE) && below(m->opt.o_solref, 1)));
+}
+
 void Hook::PrepareSubsteps(const Saved& from) const {
   // mj_step is mj_forward at the start state and then the integrator: with Euler only the latter
-  // depends on the step length, so one forward serves every sub-step (bitwise what mj_step gives)
+  // depends on the step length (unless refsafe raises a time constant: ForwardIgnoresTimestep),
+  // so one forward serves every sub-step (bitwise what mj_step gives)
   mjData* out = sub_data_.get();
   Resimulate(from, 0, out, false);
   mj_checkPos(sub_model_.get(), out);
   mj_checkVel(sub_model_.get(), out);
   mj_forward(sub_model_.get(), out);
   mj_checkAcc(sub_model_.get(), out);
-  // the forward pass may normalise quaternions in qpos: the integrator starts from that
+  // the forward pass normalises quaternions in qpos: the integrator starts from that
   substep_qpos_ = Eigen::Map<const Eigen::VectorXd>(out->qpos, sub_model_->nq);
 }
 
 void Hook::Substep(const Saved& from, double h) const {
   const mjModel* m = sub_model_.get();
   mjData* out = sub_data_.get();
+  // the integrator reads the forward pass's outputs and the state, which it overwrites
   out->time = from.time;
   Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = substep_qpos_;
   Eigen::Map<Eigen::VectorXd>(out->qvel, m->nv) = from.qvel;
@@ -449,7 +469,6 @@ std::vector<Hook::Crossing> Hook::Detect(const Guards& before, const Guards& aft
 
 void Hook::Localize(Crossing& c, double dt) {
   c.have_x = false;
-  c.evaluations = 0;
   if (c.type == Crossing::kRelease) {
     c.base = prev_.get();
     c.s = c.lo = c.hi = dt;
@@ -472,13 +491,17 @@ void Hook::Localize(Crossing& c, double dt) {
     const int i = MatchContacts(guard_ids_, guard_points_).back();
     if (i < 0) return model_->detect_margin();
     if (slope_velocity) {
-      ContactRows(*model_, data_->aux(), guard_points_[i], guard_rows_);
-      slope = guard_rows_.row(0).dot(*slope_velocity);
+      const ContactPoint& p = guard_points_[i];
+      guard_rows_.rows.resize(3, m_->nv);
+      ContactRows(*model_, data_->aux(), p, guard_rows_.rows.topRows(ContactRowCount(p)), guard_rows_.jac1,
+                  guard_rows_.jac2);
+      slope = guard_rows_.rows.row(0).dot(*slope_velocity);
     }
     return guard_points_[i].gap;
   };
   constexpr double kTimeTol = 1e-13;  // s: the bracket's width on return
   const State end{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
+  const bool euler = m_->opt.integrator == mjINT_EULER && ForwardIgnoresTimestep();
   // MuJoCo's contact list after mj_step describes the step's start state for Euler and the
   // implicit integrator, and RK4's last stage (≈ the end state) for RK4: the crossing lies in
   // [t_{k−1}, t_k] or, for RK4, most likely in [t_k, t_{k+1}]
@@ -486,22 +509,21 @@ void Hook::Localize(Crossing& c, double dt) {
   if (m_->opt.integrator == mjINT_RK4) bases.push_back(cur_.get());
   bases.push_back(prev_.get());
   for (const Saved* base : bases) {
-    // Newton on the sub-step family when its slope is known: q(h) = q + h v(h) with
-    // v(h) = v + h a, so dq/dh = 2 v(h) − v (Euler; the implicit integrator's a varies a little
-    // with h, which only slows Newton down)
-    const bool newton = c.ends_known && base == prev_.get();
-    const bool euler = m_->opt.integrator == mjINT_EULER;
+    // a touchdown seen at both ends of the step [x_{k−1}, x_k]: both guard values are MuJoCo's
+    // own (a whole sub-step from x_{k−1} reproduces x_k bitwise), and the rates seed the search
+    const bool seeded = c.ends_known && base == prev_.get();
     if (euler) PrepareSubsteps(*base);
     Eigen::VectorXd family_velocity;
     auto phi = [&](double h) {
-      c.evaluations++;
       if (euler) {
         Substep(*base, h);
       } else {
         Resimulate(*base, h, sub_data_.get());
       }
       c.x = StateOf(sub_data_.get());
-      if (newton) {
+      if (seeded) {
+        // the sub-steps follow q(h) = q ⊕ h v(h), v(h) = v + h a(h): dq/dh ≈ 2 v(h) − v (exact
+        // when a does not depend on h; Euler's implicit joint damping makes it depend a little)
         family_velocity = 2 * c.x.qvel - base->qvel;
         slope_velocity = &family_velocity;
       }
@@ -510,43 +532,42 @@ void Hook::Localize(Crossing& c, double dt) {
       return value;
     };
     double a = 0, b = dt, fa, fb;
-    double s;
-    if (c.ends_known && base == prev_.get()) {
-      // both guard values are MuJoCo's own at x_{k−1} and x_k (a full sub-step from x_{k−1}
-      // reproduces x_k bitwise): start from the Hermite estimate
+    if (seeded) {
       fa = c.g0;
       fb = c.g1;
-      // the sub-steps from x_{k−1} follow q(h) = q + h v + h² a (a fixed at x_{k−1}): at h = dt
-      // the guard's slope is ∇g·(2 v_k − v_{k−1}) ≈ 2 ġ(x_k) − ġ(x_{k−1}), not ġ(x_k)
-      s = HermiteRoot(fa, c.rate0, fb, 2 * c.rate1 - c.rate0, dt);
     } else {
       fa = guard(State{base->time, base->qpos, base->qvel, base->act});
-      // from x_{k−1} a whole step is x_k itself
-      fb = base == prev_.get() ? guard(end) : phi(dt);
-      if (!(fa > 0 && fb < 0)) continue;
-      s = (fa * b - fb * a) / (fa - fb);
+      fb = base == prev_.get() ? guard(end) : phi(dt);  // from x_{k−1} a whole step is x_k
     }
     if (!(fa > 0 && fb < 0)) continue;
-    // bracketed secant: each new point re-simulated; a step smaller than the tolerance is pushed
-    // across the root so that the bracket closes; regula falsi (Illinois) when the secant leaves
-    // the bracket
+    // the guard's true values and states at the bracket's ends (fa, fb are Illinois-weighted)
+    double ga = fa, gb = fb;
+    State xa, xb;
+    bool have_xa = false, have_xb = false;
+    auto regula_falsi = [&]() { return (fa * b - fb * a) / (fa - fb); };
+    // the first trial: the root of the cubic Hermite interpolant (the sub-step family's end
+    // slope is ∇g·(2 v_k − v_{k−1}) ≈ 2 ġ(x_k) − ġ(x_{k−1}), not ġ(x_k)), else regula falsi
+    double s = seeded ? HermiteRoot(fa, c.rate0, fb, 2 * c.rate1 - c.rate0, dt) : regula_falsi();
+    // bracketed secant: a step smaller than the tolerance is pushed across the root so that the
+    // bracket closes; regula falsi (Illinois) when the secant leaves the bracket
     double s_prev = 0, f_prev = 0;
     bool have_prev = false;
     int side = 0;
-    double evaluated = s;  // the last point re-simulated (c.x is its state)
     for (int it = 0; it < 100; it++) {
       const double fs = phi(s);
-      evaluated = s;
       if (fs == 0) {
         a = b = s;
+        ga = gb = 0;
+        xa = xb = c.x;
+        have_xa = have_xb = true;
         break;
       }
       if (fs < 0) {
-        b = s, fb = fs;
+        b = s, fb = gb = fs, xb = c.x, have_xb = true;
         if (side == -1) fa /= 2;
         side = -1;
       } else {
-        a = s, fa = fs;
+        a = s, fa = ga = fs, xa = c.x, have_xa = true;
         if (side == 1) fb /= 2;
         side = 1;
       }
@@ -554,19 +575,22 @@ void Hook::Localize(Crossing& c, double dt) {
       double next;
       if (have_prev && fs != f_prev) {
         next = s - fs * (s - s_prev) / (fs - f_prev);
-      } else if (newton && std::isfinite(slope) && slope != 0) {
+      } else if (seeded && std::isfinite(slope) && slope != 0) {
         next = s - fs / slope;  // first step only: the family slope is approximate
       } else {
-        next = (fa * b - fb * a) / (fa - fb);
+        next = regula_falsi();
       }
       if (std::abs(next - s) < kTimeTol / 2) next = s + (fs > 0 ? kTimeTol / 2 : -kTimeTol / 2);
-      if (!(next > a && next < b)) next = (fa * b - fb * a) / (fa - fb);
+      if (!(next > a && next < b)) next = regula_falsi();
       if (!(next > a && next < b)) next = (a + b) / 2;
       s_prev = s, f_prev = fs, have_prev = true;
       s = next;
     }
+    // the event: the re-simulated end of the bracket nearer the root
+    const bool take_a = have_xa && (!have_xb || std::abs(ga) <= std::abs(gb));
     c.base = base;
-    c.s = evaluated;
+    c.s = take_a ? a : b;
+    c.x = take_a ? xa : xb;
     c.lo = a;
     c.hi = b;
     c.valid = true;

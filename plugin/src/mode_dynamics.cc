@@ -39,8 +39,8 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
   EqualityRows(model, d, scratch.equality);
   set.J.resize(nrow + scratch.equality.rows(), nv);
   for (size_t k = 0; k < contacts.size(); k++) {
-    ContactRows(model, d, set.points[k], scratch.rows, scratch.jac1, scratch.jac2);
-    set.J.middleRows(set.normal_row[k], scratch.rows.rows()) = scratch.rows;
+    ContactRows(model, d, set.points[k], set.J.middleRows(set.normal_row[k], ContactRowCount(set.points[k])),
+                scratch.jac1, scratch.jac2);
   }
   set.J.bottomRows(scratch.equality.rows()) = scratch.equality;
 }
@@ -78,24 +78,46 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
 
 void PsdSolver::Compute(const Eigen::MatrixXd& A, double tol, Method method) {
   method_ = method;
+  if (A.rows() == 0) {  // nothing to solve (Eigen's eigensolver does not take an empty matrix)
+    if (method_ == Method::kAuto) method_ = Method::kCholesky;
+    llt_.compute(A);
+    rank_ = 0;
+    return;
+  }
   if (method_ != Method::kPseudoInverse) {
     llt_.compute(A);
+    const double amax = A.diagonal().maxCoeff();
+    const double pivot = llt_.info() == Eigen::Success ? llt_.matrixLLT().diagonal().minCoeff() : 0;
     if (method_ == Method::kAuto) {
-      const double amax = A.size() ? A.diagonal().maxCoeff() : 0;
-      const double pivot = llt_.info() == Eigen::Success && A.size() ? llt_.matrixLLT().diagonal().minCoeff() : 0;
       method_ = pivot * pivot > 1e3 * tol * amax ? Method::kCholesky : Method::kPseudoInverse;
+    } else if (!(pivot > 0)) {
+      // a forced Cholesky whose factorisation failed (A no longer positive definite at a
+      // difference column): the pseudo-inverse rather than a meaningless solve
+      method_ = Method::kPseudoInverse;
     }
     rank_ = static_cast<int>(A.rows());
   }
   if (method_ == Method::kPseudoInverse) {
-    eig_.compute(A);
-    const Eigen::VectorXd& w = eig_.eigenvalues();
-    const double wmax = w.size() ? w.cwiseAbs().maxCoeff() : 0;
-    winv_.setZero(w.size());
+    // what SelfAdjointEigenSolver::compute does (scaled to max |A| = 1, Householder
+    // tridiagonalisation, implicit symmetric QR), with every buffer kept from call to call
+    const int n = static_cast<int>(A.rows());
+    const double scale = A.cwiseAbs().maxCoeff();
+    scaled_ = A;
+    if (scale > 0) scaled_ /= scale;
+    tridiagonal_.compute(scaled_);
+    diag_ = tridiagonal_.diagonal();
+    subdiag_ = tridiagonal_.subDiagonal();
+    eig_.computeFromTridiagonal(diag_, subdiag_, Eigen::ComputeEigenvectors);
+    vectors_ = eig_.eigenvectors();
+    workspace_.resize(n);
+    tridiagonal_.matrixQ().applyThisOnTheLeft(vectors_, workspace_);
+    values_ = eig_.eigenvalues() * scale;
+    const double wmax = values_.cwiseAbs().maxCoeff();
+    winv_.setZero(n);
     rank_ = 0;
-    for (int i = 0; i < w.size(); i++) {
-      if (w(i) > tol * wmax && w(i) > 0) {
-        winv_(i) = 1 / w(i);
+    for (int i = 0; i < n; i++) {
+      if (values_(i) > tol * wmax && values_(i) > 0) {
+        winv_(i) = 1 / values_(i);
         rank_++;
       }
     }
@@ -103,19 +125,24 @@ void PsdSolver::Compute(const Eigen::MatrixXd& A, double tol, Method method) {
 }
 
 void PsdSolver::Solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+  if (b.size() == 0) {
+    x.resize(0);
+    return;
+  }
   if (method_ == Method::kCholesky) {
     x = b;
     llt_.solveInPlace(x);
     return;
   }
-  c_.noalias() = eig_.eigenvectors().transpose() * b;
+  c_.noalias() = vectors_.transpose() * b;
   c_.array() *= winv_.array();
-  x.noalias() = eig_.eigenvectors() * c_;
+  x.noalias() = vectors_ * c_;
 }
 
 Eigen::MatrixXd PsdSolver::Solve(const Eigen::MatrixXd& B) const {
+  if (B.rows() == 0) return Eigen::MatrixXd(0, B.cols());
   if (method_ == Method::kCholesky) return llt_.solve(B);
-  return eig_.eigenvectors() * (winv_.asDiagonal() * (eig_.eigenvectors().transpose() * B));
+  return vectors_ * (winv_.asDiagonal() * (vectors_.transpose() * B));
 }
 
 int SolvePsd(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double tol, Eigen::VectorXd& x) {

@@ -87,8 +87,9 @@ int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points);
 // J_point(body1, pos)), which equals MuJoCo's efc_J rows of the same contact. The normal row is
 // the gradient of the signed distance with respect to the tangent configuration.
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows);
-// The same with the two point Jacobians in caller-owned scratch (allocates nothing once sized).
-void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows,
+// The same into rows sized ContactRowCount × nv already (a block of a larger matrix), with the
+// two point Jacobians in caller-owned scratch: allocates nothing once the scratch is sized.
+void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
                  RowMatrix& jac1, RowMatrix& jac2);
 
 // Rows of MuJoCo's equality constraints in d (always active in every mode), dense (neq_rows × nv).

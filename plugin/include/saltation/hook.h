@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "saltation/events.h"
+#include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
 
 namespace saltation {
@@ -163,6 +164,8 @@ class Hook {
   // MuJoCo's step of length h from a saved state into out (step false: only load the state)
   void Resimulate(const Saved& from, double h, mjData* out, bool step = true) const;
   // Euler sub-steps from one saved state: the forward pass once, then the integrator per length
+  // (only when the forward pass does not read the timestep)
+  bool ForwardIgnoresTimestep() const;
   void PrepareSubsteps(const Saved& from) const;
   void Substep(const Saved& from, double h) const;
   State StateOf(const mjData* d) const;
@@ -204,7 +207,7 @@ class Hook {
   std::unique_ptr<Scratch> scratch_;
   std::vector<ContactPoint> guard_points_;  // the localisation's guard evaluations
   std::vector<ContactId> guard_ids_;
-  RowMatrix guard_rows_;
+  ConstraintScratch guard_rows_;             // the guard's slope row
   int measuring_ = 0;                   // pairs whose effective restitution is being measured
   std::vector<HookEvent> events_;
   std::map<std::string, std::unique_ptr<Tracking>> tracking_;

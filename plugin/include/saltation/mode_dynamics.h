@@ -62,7 +62,10 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
 // Solves A x = b for a symmetric positive semi-definite A (J M⁻¹ Jᵀ), factorised once for any
 // number of right-hand sides: Cholesky when A is clearly positive definite (smallest pivot² above
 // 1e3·tol·max diagonal), else the pseudo-inverse over the eigenvalues above tol·max (a forced
-// method is kept whatever A looks like, so that difference columns share the center's).
+// method is kept whatever A looks like, so that difference columns share the center's, except
+// that a Cholesky factorisation that fails falls back to the pseudo-inverse). Neither path
+// allocates once a matrix of the size has been seen (the engine hook's per-step path): the
+// eigendecomposition is Eigen's tridiagonal QR with the Householder workspace kept here.
 class PsdSolver {
  public:
   enum class Method { kAuto, kCholesky, kPseudoInverse };
@@ -76,8 +79,10 @@ class PsdSolver {
   Method method_ = Method::kAuto;
   int rank_ = 0;
   Eigen::LLT<Eigen::MatrixXd> llt_;
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;
-  Eigen::VectorXd winv_;
+  Eigen::Tridiagonalization<Eigen::MatrixXd> tridiagonal_;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // of the tridiagonal matrix
+  Eigen::MatrixXd scaled_, vectors_;                     // A / max|A|; A's eigenvectors
+  Eigen::VectorXd diag_, subdiag_, values_, workspace_, winv_;
   mutable Eigen::VectorXd c_;
 };
 
