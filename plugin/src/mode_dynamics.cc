@@ -159,9 +159,14 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   mjData* d = data.main();
   const int nv = m->nv;
 
-  // the ordinary MuJoCo pipeline up to qacc_smooth, without the constraint solver
+  // MuJoCo's pipeline up to qacc_smooth without the constraint solver, and of the position stage
+  // only what it reads: kinematics, M and its factor, the mode's own geom pairs (no broad phase,
+  // no other pairs, no constraint projections; the velocity stage reads none of them, and 2.2.2's
+  // efc arrays are preallocated), the actuator moments
   StateToData(m, x, d);
-  mj_fwdPosition(m, d);
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points);
+  mj_transmission(m, d);
   mj_fwdVelocity(m, d);
   mj_fwdActuation(m, d);
   mj_fwdAcceleration(m, d);
@@ -169,7 +174,7 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   ModeDynamics out;
   out.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
   out.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);
-  out.constraints = ModeConstraints(model, d, mode.contacts);
+  out.constraints = ModeConstraints(model, d, mode.contacts, points);
   const RowMatrix& J = out.constraints.J;
   const int nrow = J.rows();
   out.qacc = out.qacc_smooth;

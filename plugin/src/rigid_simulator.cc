@@ -49,6 +49,7 @@ struct GuardSnapshot {
 GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mode& mode) {
   GuardSnapshot snap;
   snap.normal_force = EvaluateMode(model, data, x, mode).normal_force;
+  mj_collision(model.mj(), data.main());  // every pair: EvaluateMode ran the mode's own only
   const std::vector<ContactPoint> points = ListContacts(model, data.main());
   const std::vector<int> match = MatchContacts(mode.contacts, points);
   std::vector<bool> used(points.size(), false);

@@ -90,7 +90,9 @@ class PsdSolver {
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
                                const std::vector<ContactId>& contacts);
 
-// Result of a mode evaluation; also leaves data.main() evaluated at x.
+// Result of a mode evaluation; also leaves data.main() evaluated at x: kinematics, M and its
+// factor, velocity and actuation stages, and the contacts of the mode's own geom pairs only (the
+// full contact list needs mj_collision).
 struct ModeDynamics {
   Eigen::VectorXd qacc;          // a (nv)
   Eigen::VectorXd qacc_smooth;   // a_s (nv)
