@@ -96,9 +96,10 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
   if (!IsFinite(x_minus)) throw NumericalError("impact state is not finite (NaN or Inf)");
   const mjModel* m = model.mj();
   mjData* d = data.main();
-  EvaluatePosition(model, d, x_minus.qpos.data());
   std::vector<ContactId> cand = candidates;
-  ConstraintSet all = ModeConstraints(model, d, cand);
+  std::vector<ContactPoint> points;  // the candidates' pairs only, with M and its factor
+  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points);
+  ConstraintSet all = ModeConstraints(model, d, cand, points);
   const int ncand = static_cast<int>(cand.size());
   const Eigen::VectorXd& v = x_minus.qvel;
 
@@ -249,8 +250,9 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x
   out.na = m->na;
 
   // ∂v⁺/∂v⁻ in closed form: v⁺ is linear in v⁻ for a fixed S (targets use J_n v⁻ < 0)
-  EvaluatePosition(model, d, x_minus.qpos.data());
-  const ConstraintSet all = ModeConstraints(model, d, impulse_set);
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points);
+  const ConstraintSet all = ModeConstraints(model, d, impulse_set, points);
   const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
   out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
   const int nrow = sel.J.rows();
@@ -313,8 +315,9 @@ Eigen::MatrixXd PlasticProjection(const Model& model, Data& data, const Eigen::V
   const mjModel* m = model.mj();
   const int nv = m->nv;
   mjData* d = data.main();
-  EvaluatePosition(model, d, qpos.data());
-  const ConstraintSet set = ModeConstraints(model, d, contacts);
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, d, qpos.data(), contacts, points);
+  const ConstraintSet set = ModeConstraints(model, d, contacts, points);
   const RowMatrix J = set.J.topRows(set.ncontact_rows);
   Eigen::MatrixXd P = Eigen::MatrixXd::Identity(nv, nv);
   if (J.rows() == 0) return P;
