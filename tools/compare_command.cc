@@ -208,6 +208,19 @@ void AddFlag(Row& row, const std::string& flag) {
   if (std::find(row.flags.begin(), row.flags.end(), flag) == row.flags.end()) row.flags.push_back(flag);
 }
 
+// MuJoCo's impedance at zero penetration of a contact between the pair's geoms: solimp's DMIN,
+// mixed by solmix as MuJoCo mixes geoms (an explicit <pair> of the two takes its own)
+double OnsetImpedance(const mjModel* m, const ContactId& id) {
+  for (int p = 0; p < m->npair; p++) {
+    const int a = m->pair_geom1[p], b = m->pair_geom2[p];
+    if ((a == id.geom1 && b == id.geom2) || (a == id.geom2 && b == id.geom1)) return m->pair_solimp[mjNIMP * p];
+  }
+  if (id.geom1 < 0 || id.geom2 < 0) return 1;
+  const double w1 = m->geom_solmix[id.geom1], w2 = m->geom_solmix[id.geom2];
+  const double mix = w1 + w2 > mjMINVAL ? w1 / (w1 + w2) : 0.5;
+  return mix * m->geom_solimp[mjNIMP * id.geom1] + (1 - mix) * m->geom_solimp[mjNIMP * id.geom2];
+}
+
 Row RunOne(const mjModel* base, const Settings& s, const State& x_start, double tau) {
   Row row;
   row.tau = tau;
@@ -393,8 +406,9 @@ Row RunOne(const mjModel* base, const Settings& s, const State& x_start, double 
     }
   }
   // a touchdown on the time grid: the state perturbations of mjd_transitionFD switch the contact
-  // on and off within one step's Jacobian, which then holds (force jump)/eps
-  if (normal_source) {
+  // on and off within one step's Jacobian, which then holds (force jump)/eps — when there is a
+  // jump: an impedance that starts near 0 (smooth onset) switches on without one
+  if (normal_source && OnsetImpedance(m.get(), normal_source->contact) > 0.01) {
     const double vn = std::abs(normal_source->rigid.xi.transversality);
     const double jn = normal_source->rigid.xi.grad_g.head(nv).norm();
     const double k = (normal_source->time - x_start.time) / row.timestep;
