@@ -10,6 +10,13 @@ std::string ContactLabel(const Model& model, const ContactId& id) {
   return model.GeomName(id.geom1) + "/" + model.GeomName(id.geom2);
 }
 
+bool HasBodyTransmission(const mjModel* m) {
+  for (int i = 0; i < m->nu; i++) {
+    if (m->actuator_trntype[i] == mjTRN_BODY) return true;
+  }
+  return false;
+}
+
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   const mjModel* m = model.mj();
   mju_copy(d->qpos, qpos, m->nq);
@@ -21,7 +28,7 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   mj_crb(m, d);
   mj_factorM(m, d);
   mj_collision(m, d);
-  if (m->neq) mj_makeConstraint(m, d);
+  if (m->neq || HasBodyTransmission(m)) mj_makeConstraint(m, d);
 }
 
 std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
@@ -133,7 +140,9 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
                               const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
                               bool inertia) {
   const mjModel* m = model.mj();
-  if (m->neq) {
+  // equality rows, and adhesion actuators (mj_transmission reads the contacts and their rows),
+  // need the full position stage
+  if (m->neq || HasBodyTransmission(m)) {
     EvaluatePosition(model, d, qpos);
     ListContacts(model, d, points);
     return;

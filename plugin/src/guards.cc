@@ -62,8 +62,12 @@ Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State
     }
     grad(nv + i) = (g[0] - g[1]) / (2 * eps);
   }
+  // data.main() back at x, as EvaluateMode leaves it
   mju_copy(d->qvel, x.qvel.data(), nv);
   mju_copy(d->act, x.act.data(), na);
+  mj_fwdVelocity(m, d);
+  mj_fwdActuation(m, d);
+  mj_fwdAcceleration(m, d);
   return grad;
 }
 

@@ -140,7 +140,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
       if (!cand[worst].frictionless && ContactRowCount(all.points[worst]) > 1) {
         // sticking would pull: let it slip (frictionless) before releasing it
         cand[worst].frictionless = true;
-        all = ModeConstraints(model, d, cand);
+        all = ModeConstraints(model, d, cand, points);
       } else {
         in_set[worst] = false;
       }

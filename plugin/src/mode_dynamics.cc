@@ -104,13 +104,25 @@ void PsdSolver::Compute(const Eigen::MatrixXd& A, double tol, Method method) {
     const double scale = A.cwiseAbs().maxCoeff();
     scaled_ = A;
     if (scale > 0) scaled_ /= scale;
-    tridiagonal_.compute(scaled_);
-    diag_ = tridiagonal_.diagonal();
-    subdiag_ = tridiagonal_.subDiagonal();
+    hcoeffs_.resize(n - 1);
+    Eigen::internal::tridiagonalization_inplace(scaled_, hcoeffs_);  // reflectors below the subdiagonal
+    diag_ = scaled_.diagonal();
+    subdiag_ = scaled_.diagonal<-1>();
     eig_.computeFromTridiagonal(diag_, subdiag_, Eigen::ComputeEigenvectors);
+    // A's eigenvectors Q·W, Q = H₀ H₁ ⋯ H_{n−2}, H_k = I − h_k v v ᵀ with v = (1, scaled_(k+2:, k))
+    // on rows k+1:, applied by hand (Eigen's own application allocates for large n)
     vectors_ = eig_.eigenvectors();
-    workspace_.resize(n);
-    tridiagonal_.matrixQ().applyThisOnTheLeft(vectors_, workspace_);
+    for (int k = n - 2; k >= 0; k--) {
+      const double h = hcoeffs_(k);
+      if (h == 0) continue;
+      for (int j = 0; j < n; j++) {
+        double w = vectors_(k + 1, j);
+        for (int i = k + 2; i < n; i++) w += scaled_(i, k) * vectors_(i, j);
+        w *= h;
+        vectors_(k + 1, j) -= w;
+        for (int i = k + 2; i < n; i++) vectors_(i, j) -= w * scaled_(i, k);
+      }
+    }
     values_ = eig_.eigenvalues() * scale;
     const double wmax = values_.cwiseAbs().maxCoeff();
     winv_.setZero(n);

@@ -49,8 +49,13 @@ struct ContactPoint {
 // Number of rigid constraint rows of a point: 1 for condim 1, 3 (normal, two tangents) otherwise.
 inline int ContactRowCount(const ContactPoint& p) { return p.condim == 1 ? 1 : 3; }
 
+// Whether an actuator transmits through a body (adhesion): MuJoCo's mj_transmission then reads
+// the contact list and its constraint rows.
+bool HasBodyTransmission(const mjModel* m);
+
 // Runs the parts of MuJoCo's position stage this library needs (kinematics, inertia and its
-// factor, collision, equality constraints; not the constraint projections) on d at qpos.
+// factor, collision, equality constraints and the contacts' rows for adhesion actuators; not the
+// constraint projections) on d at qpos.
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 
 // Every contact point in d (after EvaluatePosition).
@@ -67,8 +72,9 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
 
 // The position stage for the rows of `ids` alone: kinematics, tendons, M and its factor (unless
 // inertia is false: rows only), and the points of the ids' geom pairs (CollidePairs) into
-// `points`; with equality constraints, the whole EvaluatePosition and every point. The rows built
-// from `points` equal EvaluatePosition's.
+// `points`; with equality constraints or an adhesion actuator, the whole EvaluatePosition and
+// every point. The rows built from `points` equal EvaluatePosition's. d->contact is refreshed only
+// in the latter case.
 void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
                               const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
                               bool inertia = true);

@@ -65,7 +65,8 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
 // method is kept whatever A looks like, so that difference columns share the center's, except
 // that a Cholesky factorisation that fails falls back to the pseudo-inverse). Neither path
 // allocates once a matrix of the size has been seen (the engine hook's per-step path): the
-// eigendecomposition is Eigen's tridiagonal QR with the Householder workspace kept here.
+// eigendecomposition is Eigen's Householder tridiagonalisation and tridiagonal QR into buffers
+// kept here, with the reflectors applied by hand.
 class PsdSolver {
  public:
   enum class Method { kAuto, kCholesky, kPseudoInverse };
@@ -79,10 +80,9 @@ class PsdSolver {
   Method method_ = Method::kAuto;
   int rank_ = 0;
   Eigen::LLT<Eigen::MatrixXd> llt_;
-  Eigen::Tridiagonalization<Eigen::MatrixXd> tridiagonal_;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // of the tridiagonal matrix
-  Eigen::MatrixXd scaled_, vectors_;                     // A / max|A|; A's eigenvectors
-  Eigen::VectorXd diag_, subdiag_, values_, workspace_, winv_;
+  Eigen::MatrixXd scaled_, vectors_;                     // A / max|A| (then its reflectors); A's eigenvectors
+  Eigen::VectorXd hcoeffs_, diag_, subdiag_, values_, winv_;
   mutable Eigen::VectorXd c_;
 };
 
@@ -91,8 +91,9 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
                                const std::vector<ContactId>& contacts);
 
 // Result of a mode evaluation; also leaves data.main() evaluated at x: kinematics, M and its
-// factor, velocity and actuation stages, and the contacts of the mode's own geom pairs only (the
-// full contact list needs mj_collision).
+// factor, the velocity and actuation stages. Its contact list (d->contact) is NOT refreshed (the
+// mode's points come from MuJoCo's narrow phase for its own pairs): run EvaluatePosition or
+// mj_collision before reading it.
 struct ModeDynamics {
   Eigen::VectorXd qacc;          // a (nv)
   Eigen::VectorXd qacc_smooth;   // a_s (nv)
