@@ -115,12 +115,13 @@ void PsdSolver::Compute(const Eigen::MatrixXd& A, double tol, Method method) {
     for (int k = n - 2; k >= 0; k--) {
       const double h = hcoeffs_(k);
       if (h == 0) continue;
+      const int len = n - k - 2;
+      const auto v = scaled_.col(k).segment(k + 2, len);
       for (int j = 0; j < n; j++) {
-        double w = vectors_(k + 1, j);
-        for (int i = k + 2; i < n; i++) w += scaled_(i, k) * vectors_(i, j);
-        w *= h;
-        vectors_(k + 1, j) -= w;
-        for (int i = k + 2; i < n; i++) vectors_(i, j) -= w * scaled_(i, k);
+        auto column = vectors_.col(j);
+        const double w = h * (column(k + 1) + v.dot(column.segment(k + 2, len)));
+        column(k + 1) -= w;
+        column.segment(k + 2, len) -= w * v;
       }
     }
     values_ = eig_.eigenvalues() * scale;
