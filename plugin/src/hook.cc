@@ -374,10 +374,13 @@ void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& 
   MatchContacts(mode_.contacts, g.points, g.match);
   g.inactive.clear();
   g.inactive_rate.clear();
+  // the rates seed the localisation only where the contact list describes the step's start
+  // state (not with RK4: its last stage)
+  const bool rates = m_->opt.integrator != mjINT_RK4;
   for (size_t i = 0; i < g.points.size(); i++) {
     if (std::find(g.match.begin(), g.match.end(), static_cast<int>(i)) == g.match.end()) {
       g.inactive.push_back(g.points[i]);
-      g.inactive_rate.push_back(GapRate(m_, d, g.points[i]));
+      g.inactive_rate.push_back(rates ? GapRate(m_, d, g.points[i]) : 0.0);
     }
   }
   g.mode_ids = mode_.contacts;
@@ -492,10 +495,9 @@ void Hook::Localize(Crossing& c, double dt) {
     if (i < 0) return model_->detect_margin();
     if (slope_velocity) {
       const ContactPoint& p = guard_points_[i];
-      guard_rows_.rows.resize(3, m_->nv);
-      ContactRows(*model_, data_->aux(), p, guard_rows_.rows.topRows(ContactRowCount(p)), guard_rows_.jac1,
-                  guard_rows_.jac2);
-      slope = guard_rows_.rows.row(0).dot(*slope_velocity);
+      guard_rows_.resize(3, m_->nv);
+      ContactRows(*model_, data_->aux(), p, guard_rows_.topRows(ContactRowCount(p)), guard_jac1_, guard_jac2_);
+      slope = guard_rows_.row(0).dot(*slope_velocity);
     }
     return guard_points_[i].gap;
   };

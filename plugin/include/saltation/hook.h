@@ -207,7 +207,7 @@ class Hook {
   std::unique_ptr<Scratch> scratch_;
   std::vector<ContactPoint> guard_points_;  // the localisation's guard evaluations
   std::vector<ContactId> guard_ids_;
-  ConstraintScratch guard_rows_;             // the guard's slope row
+  RowMatrix guard_rows_, guard_jac1_, guard_jac2_;  // the guard's slope row and its scratch
   int measuring_ = 0;                   // pairs whose effective restitution is being measured
   std::vector<HookEvent> events_;
   std::map<std::string, std::unique_ptr<Tracking>> tracking_;

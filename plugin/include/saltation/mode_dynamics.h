@@ -41,7 +41,7 @@ struct ConstraintSet {
 
 // Reused storage of the in-place ModeConstraints.
 struct ConstraintScratch {
-  RowMatrix jac1, jac2, rows, equality;
+  RowMatrix jac1, jac2, equality;
 };
 
 // Rows of mode A at d's configuration (after EvaluatePosition). NumericalError when an active
