@@ -9,18 +9,6 @@
 
 namespace saltation {
 
-const char* EventKindName(EventKind kind) {
-  switch (kind) {
-    case EventKind::kTouchdown:
-      return "touchdown";
-    case EventKind::kLiftoff:
-      return "liftoff";
-    case EventKind::kSlip:
-      return "slip";
-  }
-  return "unknown";
-}
-
 double DefaultForceTolerance(const mjModel* m) {
   return 1e-9 * std::max(1e-6, m->stat.meanmass) * std::max(1.0, mju_norm3(m->opt.gravity));
 }

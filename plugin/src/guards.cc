@@ -1,6 +1,6 @@
 #include "saltation/guards.h"
 
-#include "saltation/rigid_simulator.h"
+#include "saltation/mode_flow.h"
 
 namespace saltation {
 

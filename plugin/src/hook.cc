@@ -6,6 +6,7 @@
 
 #include "saltation/errors.h"
 #include "saltation/guards.h"
+#include "saltation/root_finding.h"
 
 namespace saltation {
 
@@ -112,22 +113,6 @@ double GapRate(const mjModel* m, const mjData* d, const ContactPoint& p) {
     v[side] = lin + w.cross(p.pos - com);
   }
   return p.frame.row(0).dot(v[1] - v[0]);
-}
-
-// the root in (0, h) of the cubic Hermite interpolant of g (g(0) = g0 > 0, g(h) = g1 < 0, rates
-// r0 and r1), by bisection on the polynomial
-double HermiteRoot(double g0, double r0, double g1, double r1, double h) {
-  auto p = [&](double s) {
-    const double t = s / h, t2 = t * t, t3 = t2 * t;
-    return (2 * t3 - 3 * t2 + 1) * g0 + (t3 - 2 * t2 + t) * h * r0 + (-2 * t3 + 3 * t2) * g1 + (t3 - t2) * h * r1;
-  };
-  double a = 0, b = h;
-  for (int it = 0; it < 64; it++) {
-    const double m = (a + b) / 2;
-    if (m <= a || m >= b) break;  // a and b adjacent doubles
-    (p(m) > 0 ? a : b) = m;
-  }
-  return (a + b) / 2;
 }
 
 std::string PairKey(const ContactId& id) {
@@ -501,7 +486,6 @@ void Hook::Localize(Crossing& c, double dt) {
     }
     return guard_points_[i].gap;
   };
-  constexpr double kTimeTol = 1e-13;  // s: the bracket's width on return
   const State end{cur_->time, cur_->qpos, cur_->qvel, cur_->act};
   const bool euler = m_->opt.integrator == mjINT_EULER && ForwardIgnoresTimestep();
   // MuJoCo's contact list after mj_step describes the step's start state for Euler and the
@@ -516,6 +500,10 @@ void Hook::Localize(Crossing& c, double dt) {
     const bool seeded = c.ends_known && base == prev_.get();
     if (euler) PrepareSubsteps(*base);
     Eigen::VectorXd family_velocity;
+    // the states re-simulated at the bracket's ends (the event is the one nearer the root)
+    double s_lo = -1, s_hi = -1;
+    State x_lo, x_hi;
+    int evaluations = 0;
     auto phi = [&](double h) {
       if (euler) {
         Substep(*base, h);
@@ -523,80 +511,43 @@ void Hook::Localize(Crossing& c, double dt) {
         Resimulate(*base, h, sub_data_.get());
       }
       c.x = StateOf(sub_data_.get());
-      if (seeded) {
+      // the first trial only: the guard's slope along the sub-step family (a Newton step)
+      if (seeded && evaluations++ == 0) {
         // the sub-steps follow q(h) = q ⊕ h v(h), v(h) = v + h a(h): dq/dh ≈ 2 v(h) − v (exact
         // when a does not depend on h; Euler's implicit joint damping makes it depend a little)
         family_velocity = 2 * c.x.qvel - base->qvel;
         slope_velocity = &family_velocity;
       }
-      const double value = guard(c.x);
+      GuardSample sample{guard(c.x)};
+      if (slope_velocity) sample.slope = slope;
       slope_velocity = nullptr;
-      return value;
+      if (sample.value < 0 && (s_hi < 0 || h < s_hi)) s_hi = h, x_hi = c.x;
+      if (sample.value >= 0 && h > s_lo) s_lo = h, x_lo = c.x;
+      return sample;
     };
-    double a = 0, b = dt, fa, fb;
+    double fa, fb;
     if (seeded) {
       fa = c.g0;
       fb = c.g1;
     } else {
       fa = guard(State{base->time, base->qpos, base->qvel, base->act});
-      fb = base == prev_.get() ? guard(end) : phi(dt);  // from x_{k−1} a whole step is x_k
+      fb = base == prev_.get() ? guard(end) : phi(dt).value;  // from x_{k−1} a whole step is x_k
+      s_lo = s_hi = -1;
     }
     if (!(fa > 0 && fb < 0)) continue;
-    // the guard's true values and states at the bracket's ends (fa, fb are Illinois-weighted)
-    double ga = fa, gb = fb;
-    State xa, xb;
-    bool have_xa = false, have_xb = false;
-    auto regula_falsi = [&]() { return (fa * b - fb * a) / (fa - fb); };
+    CrossingOptions options;
+    options.time_tol = 1e-13;  // s: the bracket's width on return
     // the first trial: the root of the cubic Hermite interpolant (the sub-step family's end
     // slope is ∇g·(2 v_k − v_{k−1}) ≈ 2 ġ(x_k) − ġ(x_{k−1}), not ġ(x_k)), else regula falsi
-    double s = seeded ? HermiteRoot(fa, c.rate0, fb, 2 * c.rate1 - c.rate0, dt) : regula_falsi();
-    // bracketed secant: a step smaller than the tolerance is pushed across the root so that the
-    // bracket closes; regula falsi (Illinois) when the secant leaves the bracket
-    double s_prev = 0, f_prev = 0;
-    bool have_prev = false;
-    int side = 0;
-    for (int it = 0; it < 100; it++) {
-      const double fs = phi(s);
-      if (fs == 0) {
-        a = b = s;
-        ga = gb = 0;
-        xa = xb = c.x;
-        have_xa = have_xb = true;
-        break;
-      }
-      if (fs < 0) {
-        b = s, fb = gb = fs, xb = c.x, have_xb = true;
-        if (side == -1) fa /= 2;
-        side = -1;
-      } else {
-        a = s, fa = ga = fs, xa = c.x, have_xa = true;
-        if (side == 1) fb /= 2;
-        side = 1;
-      }
-      if (b - a <= kTimeTol) break;
-      double next;
-      if (have_prev && fs != f_prev) {
-        next = s - fs * (s - s_prev) / (fs - f_prev);
-      } else if (seeded && std::isfinite(slope) && slope != 0) {
-        next = s - fs / slope;  // first step only: the family slope is approximate
-      } else {
-        next = regula_falsi();
-      }
-      if (std::abs(next - s) < kTimeTol / 2) next = s + (fs > 0 ? kTimeTol / 2 : -kTimeTol / 2);
-      if (!(next > a && next < b)) next = regula_falsi();
-      if (!(next > a && next < b)) next = (a + b) / 2;
-      s_prev = s, f_prev = fs, have_prev = true;
-      s = next;
-    }
-    // the event: the re-simulated end of the bracket nearer the root
-    const bool take_a = have_xa && (!have_xb || std::abs(ga) <= std::abs(gb));
+    if (seeded) options.first_trial = HermiteRoot(fa, c.rate0, fb, 2 * c.rate1 - c.rate0, dt);
+    const CrossingResult r = LocateCrossing(phi, 0, fa, dt, fb, options);
     c.base = base;
-    c.s = take_a ? a : b;
-    c.x = take_a ? xa : xb;
-    c.lo = a;
-    c.hi = b;
+    c.s = r.time;
+    c.lo = r.lo;
+    c.hi = r.hi;
+    c.have_x = r.sampled && (r.time == s_lo || r.time == s_hi);
+    if (c.have_x) c.x = r.time == s_lo ? x_lo : x_hi;
     c.valid = true;
-    c.have_x = true;
     return;
   }
   c.valid = false;

@@ -7,6 +7,8 @@
 #include "saltation/errors.h"
 #include "saltation/events.h"
 #include "saltation/guards.h"
+#include "saltation/mode_flow.h"
+#include "saltation/root_finding.h"
 
 namespace saltation {
 namespace {
@@ -15,28 +17,6 @@ namespace {
 State Normalized(const mjModel* m, const State& x) {
   State y = x;
   mj_normalizeQuat(m, y.qpos.data());
-  return y;
-}
-
-// d/dt of (qpos, qvel, act) in ambient coordinates (nq + nv + na)
-Eigen::VectorXd AmbientRate(const Model& model, Data& data, const State& x, const Mode& mode) {
-  const mjModel* m = model.mj();
-  const int nq = m->nq, nv = m->nv, na = m->na;
-  const State xn = Normalized(m, x);
-  const ModeDynamics dyn = EvaluateMode(model, data, xn, mode);
-  Eigen::VectorXd rate(nq + nv + na);
-  QposRate(m, xn.qpos.data(), xn.qvel.data(), rate.data());
-  rate.segment(nq, nv) = dyn.qacc;
-  rate.segment(nq + nv, na) = dyn.act_dot;
-  return rate;
-}
-
-State AddAmbient(const mjModel* m, const State& x, const Eigen::VectorXd& k, double h) {
-  const int nq = m->nq, nv = m->nv, na = m->na;
-  State y = x;
-  y.qpos += h * k.head(nq);
-  y.qvel += h * k.segment(nq, nv);
-  y.act += h * k.segment(nq + nv, na);
   return y;
 }
 
@@ -85,49 +65,7 @@ double NormalVelocity(const Model& model, Data& data, const State& x, const Cont
   return rows.row(0).dot(x.qvel);
 }
 
-// Illinois (modified regula falsi) on φ over [a, b] with φ(a) > 0 > φ(b); returns the root and
-// the final bracket
-template <typename Phi>
-double LocateRoot(Phi phi, double a, double fa, double b, double fb, double tol, double* lo,
-                  double* hi) {
-  double c = b;
-  int side = 0;
-  for (int it = 0; it < 200 && b - a > tol; it++) {
-    c = (fa * b - fb * a) / (fa - fb);
-    const double fc = phi(c);
-    if (fc == 0) {
-      a = b = c;
-      break;
-    }
-    if (fc < 0) {
-      b = c;
-      fb = fc;
-      if (side == -1) fa /= 2;
-      side = -1;
-    } else {
-      a = c;
-      fa = fc;
-      if (side == 1) fb /= 2;
-      side = 1;
-    }
-  }
-  *lo = a;
-  *hi = b;
-  return c;
-}
-
 }  // namespace
-
-State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, double h) {
-  const mjModel* m = model.mj();
-  const Eigen::VectorXd k1 = AmbientRate(model, data, x, mode);
-  const Eigen::VectorXd k2 = AmbientRate(model, data, AddAmbient(m, x, k1, h / 2), mode);
-  const Eigen::VectorXd k3 = AmbientRate(model, data, AddAmbient(m, x, k2, h / 2), mode);
-  const Eigen::VectorXd k4 = AmbientRate(model, data, AddAmbient(m, x, k3, h), mode);
-  State y = Normalized(m, AddAmbient(m, x, k1 + 2 * k2 + 2 * k3 + k4, h / 6));
-  y.time = x.time + h;
-  return y;
-}
 
 RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
     : model_(model), options_(options), data_(model) {
@@ -198,6 +136,12 @@ void RigidSimulator::AdvanceFixedMode(HybridState& s, double t_end) {
 std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, int max_events) {
   std::vector<RigidEvent> events;
 
+  // touchdown: the gap from + to −; liftoff: λ_n to below −force_tol (a start inside the band
+  // brackets the shifted guard λ_n + force_tol, below)
+  const GuardRule touchdown_rule{0.0}, liftoff_rule{force_tol_};
+  CrossingOptions crossing_options;
+  crossing_options.time_tol = options_.root_tol;
+  crossing_options.max_iterations = 200;
   GuardSnapshot start = Snapshot(model_, data_, s.x, s.mode);
   while (s.x.time < t_end) {
     const double t_next = NextGridTime(s.x.time, t_end);
@@ -213,7 +157,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     ContactId best_touchdown;
     bool touchdown = false;
     for (const ContactPoint& p : end.inactive) {
-      if (p.gap >= 0) continue;
+      if (!touchdown_rule.Negative(p.gap)) continue;
       const int i = MatchContacts({p.id}, start.inactive).front();
       if (i < 0) {
         throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
@@ -277,11 +221,10 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
           fb += shift;
         }
       }
-      auto shifted = [&](double tau) { return phi(tau) + shift; };
-      double lo, hi;
-      const double root = LocateRoot(shifted, a, fa, h, fb, options_.root_tol, &lo, &hi);
-      if (root < best) {
-        best = root, best_lo = lo, best_hi = hi;
+      auto shifted = [&](double tau) { return GuardSample{phi(tau) + shift}; };
+      const CrossingResult r = LocateCrossing(shifted, a, fa, h, fb, crossing_options);
+      if (r.kind == CrossingKind::kCrossing && r.time < best) {
+        best = r.time, best_lo = r.lo, best_hi = r.hi;
         best_touchdown = id;
         touchdown = true;
         best_liftoff = -1;
@@ -290,15 +233,16 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     for (int k = 0; k < end.normal_force.size(); k++) {
       // fires once the force is clearly pulling; a start inside the ±force_tol band brackets the
       // shifted guard λ + force_tol, so a sample landing in the band cannot hide the release
-      if (!(end.normal_force(k) < -force_tol_)) continue;
+      if (!liftoff_rule.Negative(end.normal_force(k))) continue;
       const double shift = start.normal_force(k) > 0 ? 0.0 : force_tol_;
       double lo = 0, hi = 0, root = 0;
       if (start.normal_force(k) + shift > 0) {
         auto phi = [&](double tau) {
-          return LiftoffGuard(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, k) + shift;
+          return GuardSample{LiftoffGuard(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, k) + shift};
         };
-        root = LocateRoot(phi, 0, start.normal_force(k) + shift, h, end.normal_force(k) + shift,
-                          options_.root_tol, &lo, &hi);
+        const CrossingResult r = LocateCrossing(phi, 0, start.normal_force(k) + shift, h,
+                                                end.normal_force(k) + shift, crossing_options);
+        root = r.time, lo = r.lo, hi = r.hi;
       }
       if (root < best) {
         best = root, best_lo = lo, best_hi = hi;

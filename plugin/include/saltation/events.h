@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "saltation/contacts.h"
+#include "saltation/event_kind.h"
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
@@ -19,15 +20,8 @@ struct HybridState {
   Mode mode;
 };
 
-// touchdown: a contact point's distance reaches zero (impact reset);
-// liftoff: a contact's rigid normal force reaches zero and it separates (identity reset);
-// slip: a sticking contact's normal force reaches zero while the contact would still press when
-// let slip: it continues frictionless (identity reset; stick–slip with Coulomb friction is not
-// modelled yet)
-enum class EventKind { kTouchdown, kLiftoff, kSlip };
-const char* EventKindName(EventKind kind);
-
 struct RigidEvent {
+  // touchdown, liftoff or slip (event_kind.h); stick–slip with Coulomb friction is not modelled
   EventKind kind = EventKind::kTouchdown;
   double time = 0;
   double bracket_lo = 0, bracket_hi = 0;  // times the root was bracketed between at the end

@@ -3,7 +3,7 @@
 // Integrates the mode vector field F_A with classical RK4 on a fixed time grid (qpos advanced in
 // its own coordinates, quaternions renormalised after each step), evaluates every guard at the
 // ends of each step, and when one changes sign from + to − locates the crossing with a
-// bracketing root finder (Illinois) on the RK4 sub-step length, so the event time is the zero of
+// bracketing root finder (LocateCrossing, root_finding.h) on the RK4 sub-step length, so the event time is the zero of
 // the guard along the integrator's own dense path (to ~1e-13 s). The earliest crossing in a step
 // is handled first: the reset is applied at the event time, Ξ is evaluated at the event state,
 // and integration restarts there towards the next grid point; guards of the other contacts are
@@ -21,6 +21,7 @@
 #include "saltation/events.h"
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
+#include "saltation/mode_flow.h"
 #include "saltation/model.h"
 #include "saltation/saltation_matrix.h"
 #include "saltation/tangent.h"
@@ -45,9 +46,6 @@ struct SimulatorOptions {
   // within the same step (its guard starts at zero, rises, and falls below zero again)
   int rebound_samples = 16;
 };
-
-// One RK4 step of length h (may be negative) of mode A's vector field.
-State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, double h);
 
 class RigidSimulator {
  public:
