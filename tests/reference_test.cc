@@ -330,3 +330,49 @@ TEST(Monodromy, DeterminantEqualsProductOfXiDeterminantsTimesLiouvilleFactor) {
 
 }  // namespace
 }  // namespace saltation::testing
+
+namespace saltation::testing {
+namespace {
+
+// A ball sliding fast past the top of a dome clips it: its path dips 1 µm into the surface for
+// 0.3 ms, inside one 1 ms step, with both step ends apart. The touchdown must be found where it
+// is (closed form), not lost because no grid point saw the penetration.
+TEST(RigidSimulator, FindsATouchdownWhosePenetrationFitsInsideOneStep) {
+  const char* xml = R"(
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <geom name="dome" type="sphere" size="1" condim="1"/>
+    <body name="ball">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.1" mass="1" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  ModelPtr m = LoadModelFromString(xml);
+  Model model(m.get());
+  const double speed = 10, x0 = -0.5045, z = 1.1 - 1e-6;
+  // first contact: |(x, z)| = 1.1
+  const double t_touch = (-std::sqrt(1.1 * 1.1 - z * z) - x0) / speed;
+  for (double step : {1e-3, 1e-5}) {
+    SimulatorOptions options;
+    options.step = step;
+    RigidSimulator sim(model, options);
+    State x;
+    x.qpos = Eigen::Vector2d(x0, z);
+    x.qvel = Eigen::Vector2d(speed, 0);
+    x.act.resize(0);
+    HybridState s = sim.Initialize(x);
+    const std::vector<RigidEvent> events = sim.Advance(s, 0.06, 1);
+    ASSERT_EQ(events.size(), 1u) << "step " << step;
+    EXPECT_EQ(events[0].kind, EventKind::kTouchdown);
+    // at the coarse step no grid point falls inside the penetration [t_touch, t_leave]
+    const double t_leave = t_touch + 2 * std::sqrt(1.1 * 1.1 - z * z) / speed;
+    if (step == 1e-3) EXPECT_EQ(std::floor(t_touch / step), std::floor(t_leave / step));
+    EXPECT_NEAR(events[0].time, t_touch, 1e-12) << "step " << step;
+  }
+}
+
+}  // namespace
+}  // namespace saltation::testing

@@ -23,6 +23,7 @@ State Normalized(const mjModel* m, const State& x) {
 // guards at one state: the points outside the mode, and the mode's normal forces
 struct GuardSnapshot {
   std::vector<ContactPoint> inactive;
+  std::vector<double> inactive_rate;  // d gap / dt = J_n v of each inactive point
   Eigen::VectorXd normal_force;
 };
 
@@ -36,8 +37,12 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
   for (int i : match) {
     if (i >= 0) used[i] = true;
   }
+  RowMatrix rows;
   for (size_t i = 0; i < points.size(); i++) {
-    if (!used[i]) snap.inactive.push_back(points[i]);
+    if (used[i]) continue;
+    snap.inactive.push_back(points[i]);
+    ContactRows(model, data.main(), points[i], rows);
+    snap.inactive_rate.push_back(rows.row(0).dot(x.qvel));
   }
   return snap;
 }
@@ -156,8 +161,42 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     int best_liftoff = -1;
     ContactId best_touchdown;
     bool touchdown = false;
-    for (const ContactPoint& p : end.inactive) {
-      if (!touchdown_rule.Negative(p.gap)) continue;
+    for (size_t j = 0; j < end.inactive.size(); j++) {
+      const ContactPoint& p = end.inactive[j];
+      if (!touchdown_rule.Negative(p.gap)) {
+        // apart at both ends, approaching at the start and receding at the end: the path may dip
+        // through the surface and out again within the step (a fast pass over an edge or a
+        // curved surface); the dip search finds the earlier crossing, if any
+        const int i = MatchContacts({p.id}, start.inactive).front();
+        const double tol = model_.options().contact_tol;
+        if (i < 0 || !(start.inactive[i].gap > tol) || !(start.inactive_rate[i] < 0) ||
+            !(end.inactive_rate[j] > 0)) {
+          continue;
+        }
+        const ContactId id = start.inactive[i].id;
+        auto gap = [&](double tau) {
+          return TouchdownGap(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, id);
+        };
+        // a dip counts once it goes clearly below zero (deeper than contact_tol): a tangent pass
+        // is a graze of the rigid model, not an impact
+        auto below_tol = [&](double tau) { return GuardSample{gap(tau) + tol}; };
+        CrossingOptions dip = crossing_options;
+        dip.slope_a = start.inactive_rate[i];
+        dip.slope_b = end.inactive_rate[j];
+        const CrossingResult deep = LocateCrossing(below_tol, 0, start.inactive[i].gap + tol, h, p.gap + tol, dip);
+        if (deep.kind != CrossingKind::kCrossing) continue;
+        // the gap's own zero lies before the deep point: bracket it there
+        auto exact = [&](double tau) { return GuardSample{gap(tau)}; };
+        const CrossingResult r =
+            LocateCrossing(exact, 0, start.inactive[i].gap, deep.hi, gap(deep.hi), crossing_options);
+        if (r.kind == CrossingKind::kCrossing && r.time < best) {
+          best = r.time, best_lo = r.lo, best_hi = r.hi;
+          best_touchdown = id;
+          touchdown = true;
+          best_liftoff = -1;
+        }
+        continue;
+      }
       const int i = MatchContacts({p.id}, start.inactive).front();
       if (i < 0) {
         throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
