@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "test_models.h"
 #include "test_util.h"
@@ -44,6 +45,33 @@ const HookEvent* First(const std::vector<HookEvent>& events, const std::string& 
 }
 
 class HookTest : public MujocoTest {};
+
+// The hook never edits the caller's model and outlives it: the model deleted right after the
+// hook is made, the run gives the same events as with the model alive, and the hook is destroyed
+// last without touching freed memory (this crashed when the hook restored margins in ~Hook).
+TEST_F(HookTest, ModelMayBeDeletedBeforeTheHook) {
+  const std::string xml = DropBall(0.5, 0.5, "Euler", 0.001);
+  ModelPtr kept = LoadModelFromString(xml);
+  const std::vector<double> margins(kept->geom_margin, kept->geom_margin + kept->ngeom);
+  Hook reference(kept.get());
+  EXPECT_EQ(std::vector<double>(kept->geom_margin, kept->geom_margin + kept->ngeom), margins)
+      << "the caller's model was edited";
+  DataPtr d_ref(mj_makeData(kept.get()));
+  const std::vector<HookEvent> expected = RunHook(reference, kept.get(), d_ref.get(), 1.0);
+  ASSERT_GE(expected.size(), 2u);
+
+  ModelPtr m = LoadModelFromString(xml);
+  DataPtr d(mj_makeData(m.get()));
+  auto hook = std::make_unique<Hook>(m.get());
+  m.reset();  // the caller deletes its model first
+  while (d->time < 1.0) hook->Step(d.get());
+  ASSERT_EQ(hook->events().size(), expected.size());
+  for (size_t i = 0; i < expected.size(); i++) {
+    EXPECT_EQ(hook->events()[i].kind, expected[i].kind);
+    EXPECT_EQ(hook->events()[i].time, expected[i].time);
+  }
+  hook.reset();  // and the hook after it
+}
 
 // Stepping through the hook gives exactly the physics of plain mj_step.
 TEST_F(HookTest, PhysicsIsBitwiseIdenticalToPlainStep) {

@@ -319,7 +319,7 @@ Row RunOne(const mjModel* base, const Settings& s, const State& x_start, double 
   options.restitution_override = std::clamp(row.restitution, 0.0, 1.0);
   options.propagation = Propagation::kBoth;
   ModelPtr m;
-  std::unique_ptr<Hook> hook;  // declared after m: destroyed (margins restored) before it
+  std::unique_ptr<Hook> hook;
   Eigen::MatrixXd pre;         // Φc(t_k ← t0) at the last step end t_k before the touchdown
   for (int attempt = 0;; attempt++) {
     hook.reset();

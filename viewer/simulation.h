@@ -131,7 +131,7 @@ class Simulation {
   saltation::ModelPtr m_;
   saltation::DataPtr d_;
   std::vector<mjtNum> solref_original_;  // geom_solref as loaded (2·ngeom)
-  std::unique_ptr<saltation::Hook> hook_;              // destroyed before m_ (declared after)
+  std::unique_ptr<saltation::Hook> hook_;              // steps its own copy of m_
   std::unique_ptr<saltation::Data> marker_data_;       // workspace to place event markers
   std::string path_;
   int keyframe_ = -1;

@@ -158,8 +158,14 @@ Propagation ParsePropagation(const std::string& name) {
   throw ConfigError("propagation must be events, rigid, compliant or both, not '" + name + "'");
 }
 
-Hook::Hook(mjModel* m, const HookOptions& options) : m_(m), options_(options) {
-  if (!m) throw ConfigError("no model given");
+Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(options) {
+  if (!user_model) throw ConfigError("no model given");
+  // the hook steps its own copy of the model: the user's is never edited, and may be deleted
+  // before the hook
+  stepped_model_.reset(mj_copyModel(nullptr, user_model));
+  if (!stepped_model_) throw MujocoError("could not copy the model");
+  mjModel* m = stepped_model_.get();
+  m_ = m;
   if (options_.covariance && options_.propagation == Propagation::kEvents) options_.propagation = Propagation::kRigid;
   if (options_.covariance && options_.propagation == Propagation::kCompliant) options_.propagation = Propagation::kBoth;
   if (options_.restitution == RestitutionSource::kOverride &&
@@ -180,10 +186,6 @@ Hook::Hook(mjModel* m, const HookOptions& options) : m_(m), options_(options) {
 
   // enlarge margin and gap together on the geoms whose every possible partner is an exact pair
   const double delta = model_->detect_margin();
-  saved_margin_.assign(m->geom_margin, m->geom_margin + m->ngeom);
-  saved_gap_.assign(m->geom_gap, m->geom_gap + m->ngeom);
-  saved_pair_margin_.assign(m->pair_margin, m->pair_margin + m->npair);
-  saved_pair_gap_.assign(m->pair_gap, m->pair_gap + m->npair);
   const bool override_margin = m->opt.enableflags & mjENBL_OVERRIDE;
   std::vector<bool> enlarge(m->ngeom, !override_margin);
   for (int g = 0; g < m->ngeom; g++) {
@@ -220,12 +222,7 @@ Hook::Hook(mjModel* m, const HookOptions& options) : m_(m), options_(options) {
   scratch_ = std::make_unique<Scratch>();
 }
 
-Hook::~Hook() {
-  std::copy(saved_margin_.begin(), saved_margin_.end(), m_->geom_margin);
-  std::copy(saved_gap_.begin(), saved_gap_.end(), m_->geom_gap);
-  std::copy(saved_pair_margin_.begin(), saved_pair_margin_.end(), m_->pair_margin);
-  std::copy(saved_pair_gap_.begin(), saved_pair_gap_.end(), m_->pair_gap);
-}
+Hook::~Hook() = default;
 
 void Hook::Capture(const mjData* d, Saved& s) const {
   const mjModel* m = m_;

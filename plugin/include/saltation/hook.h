@@ -1,22 +1,28 @@
-// Engine hook: MuJoCo's own (compliant) simulation stepped exactly as mj_step, with the rigid
-// hybrid bookkeeping alongside (theory.md §3–§8).
+// Engine hook: call hook.Step(d) instead of mj_step(m, d). MuJoCo's own (compliant) simulation
+// advances exactly as with mj_step (bitwise), and the hook reports every contact event of the
+// rigid hybrid model alongside it: touchdowns and liftoffs with their saltation matrix Ξ, grazes,
+// near misses, simultaneous groups, Zeno and chatter; optionally Φ and covariance through them.
 //
-// MuJoCo 2.2 has no plugin registry and its global callbacks fire on every internal evaluation,
-// so the hook wraps the step: Hook::Step(d) calls mj_step(m, d) once — the physics is bitwise what
-// plain mj_step gives — and then looks at the contacts MuJoCo computed. Attaching enlarges margin
-// and gap together on the geoms for which that is exact (pairs of planes, spheres, capsules and
+//   saltation::Hook hook(m);                       // copies m: m is never edited
+//   mjData* d = mj_makeData(m);
+//   while (d->time < 1) hook.Step(d);              // instead of mj_step(m, d)
+//   for (const saltation::HookEvent& ev : hook.events())
+//     std::printf("%s at %g s, |Xi| = %g\n", EventKindName(ev.kind), ev.time, ev.rigid.xi.Norm());
+//
+// Reads: d's state and inputs (ctrl, applied forces, mocap). Writes: d, as mj_step does; nothing
+// else of the caller's. Lifetime: the hook steps its own copy of the model, taken at
+// construction — the user's mjModel may be deleted before the hook, and edits made to it later
+// are not seen by Step (make a new Hook). d must belong to a model of the same sizes.
+//
+// How it works (theory.md §3–§8, README's tour): the hook's copy of the model has margin and gap
+// enlarged together on the geoms for which that is exact (pairs of planes, spheres, capsules and
 // boxes), so MuJoCo reports near-contacts with their distance at no extra cost; other pairs are
 // listed by untracked_pairs() and still detected, one step later and only once they touch.
-//
 // Because mjData's contact list after mj_step describes the state at the START of that step, the
 // crossing of a guard inside [t_{k−1}, t_k] is known after step k+1: events are reported one step
 // late, each localised inside its step by re-simulating MuJoCo sub-steps from the saved state of
-// t_{k−1} and bracketing the guard's zero (a secant kept inside the bracket, Illinois when it
-// leaves it; a touchdown seen at both ends of the step starts from the cubic Hermite root of its
-// distances and rates). Ξ is the rigid model's at the localised MuJoCo state, computed by the same
-// functions the exact integrator uses (events.h).
-//
-// Make the mjData AFTER constructing the Hook (near-contacts take contact slots: nconmax).
+// t_{k−1} (LocateCrossing, root_finding.h). Ξ is the rigid model's at the localised MuJoCo state,
+// computed by the same functions the exact integrator uses (events.h).
 #ifndef SALTATION_HOOK_H_
 #define SALTATION_HOOK_H_
 
@@ -107,8 +113,9 @@ struct HookEvent {
 
 class Hook {
  public:
-  // Attaches to m (adjusts margins and gaps where exact; restored on destruction).
-  explicit Hook(mjModel* m, const HookOptions& options = {});
+  // Attaches to a copy of m taken now (margins and gaps widened where exact): m itself is never
+  // edited and may be deleted before the hook; edits made to m after this are not seen.
+  explicit Hook(const mjModel* m, const HookOptions& options = {});
   ~Hook();
   Hook(const Hook&) = delete;
   Hook& operator=(const Hook&) = delete;
@@ -185,9 +192,9 @@ class Hook {
   void MeasureRestitution(const mjData* d, const std::vector<ContactPoint>& points);
   Eigen::MatrixXd CompliantStepJacobian(const Saved& from, double dt);
 
-  mjModel* m_;
+  ModelPtr stepped_model_;  // the copy Step passes to mj_step (widened margins and gaps)
+  mjModel* m_ = nullptr;    // stepped_model_.get()
   HookOptions options_;
-  std::vector<double> saved_margin_, saved_gap_, saved_pair_margin_, saved_pair_gap_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Data> data_;
   ModelPtr sub_model_;     // copy of m for re-simulated sub-steps
