@@ -145,4 +145,26 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mo
   return ev;
 }
 
+RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
+                                 double force_tol) {
+  RigidEvent ev;
+  ev.kind = EventKind::kLiftoff;
+  ev.time = x.time;
+  ev.mode_before = mode;
+  ev.x_minus = ev.x_plus = x;
+  ev.contact = mode.contacts[k];
+  const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, mode);
+  EvaluatePosition(model, data.main(), x.qpos.data());
+  const std::vector<ContactPoint> points = ListContacts(model, data.main());
+  const int i = MatchContacts(mode.contacts, points)[k];
+  if (i < 0) throw NumericalError("released contact has no point");
+  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i]);
+  ev.mode_after = mode;
+  ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
+  ev.released = ReleasePulling(model, data, x, ev.mode_after, force_tol, &ev.rank_after);
+  const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, ev.mode_after);
+  ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_g);
+  return ev;
+}
+
 }  // namespace saltation

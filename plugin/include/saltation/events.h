@@ -55,6 +55,12 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const 
 RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
                         double force_tol, bool complete = true);
 
+// Release of contact k of the mode at x declared kinematically: MuJoCo's contact has come apart
+// (gap beyond the hook's release_gap) while the rigid force never crossed zero. A liftoff with
+// DΔ = I and the touchdown guard's gradient (J_n, 0): Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻).
+RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
+                                 double force_tol);
+
 // Assembles Ξ of an event made with complete = false, at its own x⁻ and modes; the model's
 // restitution and data's inputs (ctrl, applied forces) must be those of the event. No-op when
 // the event is complete.

@@ -1,0 +1,87 @@
+// What the engine hook is given and what it reports: its options and the records of its event
+// stream (hook.h steps MuJoCo and produces them; event_json.h writes them).
+#ifndef SALTATION_HOOK_EVENT_H_
+#define SALTATION_HOOK_EVENT_H_
+
+#include <Eigen/Dense>
+#include <memory>
+#include <string>
+
+#include "saltation/events.h"
+#include "saltation/model.h"
+
+namespace saltation {
+
+// What the hook propagates alongside the simulation, chosen at attach time.
+enum class Propagation {
+  kEvents,     // events and their Ξ only (cheapest)
+  kRigid,      // + Φ of the rigid hybrid model: per-step Jacobian of the mode flow, Ξ at events
+  kCompliant,  // + Φ of MuJoCo's own step: product of mjd_transitionFD Jacobians
+  kBoth,       // both, for comparison
+};
+const char* PropagationName(Propagation p);
+Propagation ParsePropagation(const std::string& name);  // "events", "rigid", "compliant", "both"
+
+// Where the rigid model takes restitution from.
+enum class RestitutionSource {
+  kModel,     // the <custom> fields (config.h)
+  kOverride,  // one value for every contact
+  kAuto,      // per geom pair, the effective restitution measured on MuJoCo's soft contact
+};
+
+struct HookOptions {
+  Propagation propagation = Propagation::kEvents;
+  bool covariance = false;               // also propagate P (needs the rigid Φ; forces kRigid)
+  double process_noise = 0;              // Q = process_noise · dt · I per step, and at events
+  double initial_covariance = 0;         // P₀ = initial_covariance · I
+  double grazing_threshold = 0.01;       // dimensionless transversality below this: grazing
+  double near_miss_distance = -1;        // m; < 0: 10% of the detection margin
+  double simultaneous_time = 1e-6;       // s: crossings closer than this form one group
+  RestitutionSource restitution = RestitutionSource::kModel;
+  double restitution_override = 0;
+  double release_gap = -1;               // m: an active contact further apart than this has
+                                         // separated in MuJoCo (kinematic release); < 0: 1 mm
+  int zeno_min_intervals = 3;            // geometric bounce intervals needed to call Zeno
+  double zeno_ratio_tolerance = 0.05;    // spread allowed between successive interval ratios
+  int chatter_steps = 3;                 // onset and release of one contact this close: chatter
+  double fd_eps = 1e-6;                  // mjd_transitionFD step
+  // Ξ on demand: events are detected, localised, classified and change the mode as before, but
+  // the costly part of Ξ (DΔ's configuration block, F⁺, a liftoff's ∇g, the two orderings of a
+  // simultaneous group) waits for Hook::CompleteXi. Only without rigid propagation or covariance
+  // (those fold every Ξ into Φ); ignored otherwise.
+  bool xi_on_demand = false;
+  Options model;                         // rigid model options (detection margin, tolerances)
+};
+
+struct HookDeferred;  // what Hook::CompleteXi needs of an event's moment (inputs, restitution)
+
+// One record of the event stream.
+struct HookEvent {
+  std::string kind;        // touchdown, liftoff, slip, graze (a grazing touchdown), near_miss,
+                           // simultaneous, zeno, chatter, restitution
+  double time = 0;
+  double bracket_lo = 0, bracket_hi = 0;
+  ContactId contact;
+  double restitution = 0;  // used by the rigid model for this event (restitution: measured)
+  bool has_xi = false;     // touchdown, liftoff, slip, graze: `rigid` holds Ξ and the reset
+  // Ξ on demand and not completed yet (rigid.complete is false; for simultaneous, the two
+  // composites and order_spread are missing): call Hook::CompleteXi
+  bool xi_pending = false;
+  std::shared_ptr<const HookDeferred> deferred;
+  RigidEvent rigid;
+  bool grazing = false;
+  bool proxy = false;      // a release declared by the kinematic proxy (gap > release_gap)
+  int group = -1;          // simultaneous group id, −1 when alone
+  int group_size = 0;      // simultaneous: contacts in the group
+  double order_spread = 0; // simultaneous: ‖C₁ − C₂‖ / max ‖Cᵢ‖ over the two orderings
+  Eigen::MatrixXd composite_first, composite_reverse;  // simultaneous: Ξₙ⋯Ξ₁ per ordering
+  double min_gap = 0;                     // near_miss: the guard's smallest value (m)
+  double accumulation_time = 0;           // zeno: predicted accumulation time (s)
+  double ratio = 0;                       // zeno: interval ratio
+  double normal_velocity_minus = 0;       // restitution: approach speed (m/s)
+  double normal_velocity_plus = 0;        // restitution: separation speed (m/s)
+};
+
+}  // namespace saltation
+
+#endif  // SALTATION_HOOK_EVENT_H_

@@ -1,0 +1,237 @@
+#include "crossings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "saltation/root_finding.h"
+
+namespace saltation {
+namespace {
+
+// d gap / dt of a contact point: the normal component of geom2's velocity relative to geom1's
+// at the point, from MuJoCo's com-based body velocities (cvel) of the evaluated state
+double GapRate(const mjModel* m, const mjData* d, const ContactPoint& p) {
+  Eigen::Vector3d v[2];
+  const int geoms[2] = {p.id.geom1, p.id.geom2};
+  for (int side = 0; side < 2; side++) {
+    const int b = m->geom_bodyid[geoms[side]];
+    const Eigen::Map<const Eigen::Vector3d> w(d->cvel + 6 * b), lin(d->cvel + 6 * b + 3);
+    const Eigen::Map<const Eigen::Vector3d> com(d->subtree_com + 3 * m->body_rootid[b]);
+    v[side] = lin + w.cross(p.pos - com);
+  }
+  return p.frame.row(0).dot(v[1] - v[0]);
+}
+
+}  // namespace
+
+CrossingFinder::CrossingFinder(const Model& model, Data& data, Resimulator& resim, const HookOptions& options,
+                               double force_tol)
+    : model_(model), data_(data), resim_(resim), options_(options), force_tol_(force_tol) {}
+
+void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode& mode, const StepGuards* previous,
+                              double dt, StepGuards& g) {
+  const int nv = model_.mj()->nv;
+  g.present = true;
+  g.time = cur.time;
+  g.force_valid = false;
+  ListContacts(model_, d, g.points);
+  MatchContacts(mode.contacts, g.points, g.match);
+  g.inactive.clear();
+  g.inactive_rate.clear();
+  // the rates seed the localisation only where the contact list describes the step's start
+  // state (not with RK4: its last stage)
+  const bool rates = model_.mj()->opt.integrator != mjINT_RK4;
+  for (size_t i = 0; i < g.points.size(); i++) {
+    if (std::find(g.match.begin(), g.match.end(), static_cast<int>(i)) == g.match.end()) {
+      g.inactive.push_back(g.points[i]);
+      g.inactive_rate.push_back(rates ? GapRate(model_.mj(), d, g.points[i]) : 0.0);
+    }
+  }
+  g.mode_ids = mode.contacts;
+  g.mode_gap.resize(g.match.size());
+  for (size_t k = 0; k < g.match.size(); k++) {
+    g.mode_gap[k] = g.match[k] >= 0 ? g.points[g.match[k]].gap : std::numeric_limits<double>::infinity();
+  }
+  if (mode.contacts.empty()) return;
+  if (std::any_of(g.match.begin(), g.match.end(), [](int i) { return i < 0; })) return;
+
+  // rigid normal forces from MuJoCo's own evaluation at x_k: M's factor, qacc_smooth, the rows;
+  // the bias J̇v by a difference of the rows over the last step (the exact guard is recomputed
+  // when a sign change is localised)
+  Scratch& w = scratch_;
+  ModeConstraints(model_, d, mode.contacts, g.points, g.match, w.set, w.rows);
+  std::swap(g.J, w.set.J);  // g keeps the rows for the next step's difference
+  const int rows = static_cast<int>(g.J.rows());
+  // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
+  // of a full solve per row)
+  w.JMinv.resize(rows, nv);
+  mj_solveM2(model_.mj(), const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), rows);
+  w.A.noalias() = w.JMinv * w.JMinv.transpose();
+  Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
+  w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
+  if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode.contacts.size() &&
+      previous->J.rows() == rows) {
+    w.lambda.noalias() = g.J * cur.qvel;
+    w.lambda.noalias() -= previous->J * cur.qvel;
+    w.rhs += w.lambda / dt;
+  }
+  w.rhs = -w.rhs;
+  w.solver.Compute(w.A, model_.options().rank_tol);
+  w.solver.Solve(w.rhs, w.lambda);
+  g.force.resize(mode.contacts.size());
+  for (size_t k = 0; k < mode.contacts.size(); k++) g.force(k) = w.lambda(w.set.normal_row[k]);
+  g.force_valid = true;
+}
+
+std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const StepGuards& after, const Mode& mode,
+                                            const ContactTracker& tracker, long step) const {
+  std::vector<Crossing> out;
+  for (size_t j = 0; j < after.inactive.size(); j++) {
+    const ContactPoint& p = after.inactive[j];
+    if (p.gap >= 0) continue;
+    const int i = MatchContact(p.id, before.inactive);
+    // untracked pairs appear only once they touch: their guard was positive before
+    const double g0 = i >= 0 ? before.inactive[i].gap : model_.detect_margin();
+    if (g0 <= 0) continue;  // already negative: not a crossing from + to −
+    // hysteresis: a contact released a moment ago must come clearly apart before it re-arms
+    if (tracker.RecentlyReleased(GeomPair(p.id.geom1, p.id.geom2), step) && g0 < options_.release_gap) continue;
+    Crossing c;
+    c.type = Crossing::kTouchdown;
+    c.id = i >= 0 ? before.inactive[i].id : p.id;
+    c.g0 = g0;
+    c.g1 = p.gap;
+    // the lists describe x_{k−1} and x_k exactly except with RK4 (its last stage)
+    c.ends_known = i >= 0 && model_.mj()->opt.integrator != mjINT_RK4;
+    if (c.ends_known) {
+      c.rate0 = before.inactive_rate[i];
+      c.rate1 = after.inactive_rate[j];
+    }
+    out.push_back(c);
+  }
+  if (before.force_valid && after.force_valid && before.mode_ids.size() == mode.contacts.size()) {
+    for (int k = 0; k < after.force.size(); k++) {
+      if (before.force(k) > force_tol_ && after.force(k) < -force_tol_) {
+        Crossing c;
+        c.type = Crossing::kLiftoff;
+        c.id = mode.contacts[k];
+        c.k = k;
+        c.g0 = before.force(k);
+        c.g1 = after.force(k);
+        out.push_back(c);
+      }
+    }
+  }
+  for (size_t k = 0; k < after.mode_gap.size(); k++) {
+    if (after.mode_gap[k] > options_.release_gap) {
+      Crossing c;
+      c.type = Crossing::kRelease;
+      c.id = mode.contacts[k];
+      c.k = static_cast<int>(k);
+      c.s = 1;  // at the end of the interval (x_k)
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur,
+                              double dt) {
+  c.have_x = false;
+  if (c.type == Crossing::kRelease) {
+    c.base = &prev;
+    c.s = c.lo = c.hi = dt;
+    return;
+  }
+  // the exact guard at a state
+  // (with `slope_velocity` set, also the guard's slope ∇g·slope_velocity into `slope`)
+  const Eigen::VectorXd* slope_velocity = nullptr;
+  double slope = std::numeric_limits<double>::quiet_NaN();
+  auto guard = [&](const State& x) {
+    if (c.type == Crossing::kLiftoff) return EvaluateMode(model_, data_, x, mode).normal_force(c.k);
+    // the pair's own points (kinematics and its narrow phase only), matched as in the full list:
+    // the mode's points of the same pair first, so that the crossing point is not taken for one
+    guard_ids_.clear();
+    for (const ContactId& id : mode.contacts) {
+      if (id.SamePair(c.id)) guard_ids_.push_back(id);
+    }
+    guard_ids_.push_back(c.id);
+    EvaluatePositionForPairs(model_, data_.aux(), x.qpos.data(), guard_ids_, guard_points_, false);
+    const int i = MatchContacts(guard_ids_, guard_points_).back();
+    if (i < 0) return model_.detect_margin();
+    if (slope_velocity) {
+      const ContactPoint& p = guard_points_[i];
+      guard_rows_.resize(3, model_.mj()->nv);
+      ContactRows(model_, data_.aux(), p, guard_rows_.topRows(ContactRowCount(p)), guard_jac1_, guard_jac2_);
+      slope = guard_rows_.row(0).dot(*slope_velocity);
+    }
+    return guard_points_[i].gap;
+  };
+  const State end = cur.state();
+  const bool euler = model_.mj()->opt.integrator == mjINT_EULER && resim_.ForwardIgnoresTimestep();
+  // MuJoCo's contact list after mj_step describes the step's start state for Euler and the
+  // implicit integrator, and RK4's last stage (≈ the end state) for RK4: the crossing lies in
+  // [t_{k−1}, t_k] or, for RK4, most likely in [t_k, t_{k+1}]
+  std::vector<const SavedStep*> bases;
+  if (model_.mj()->opt.integrator == mjINT_RK4) bases.push_back(&cur);
+  bases.push_back(&prev);
+  for (const SavedStep* base : bases) {
+    // a touchdown seen at both ends of the step [x_{k−1}, x_k]: both guard values are MuJoCo's
+    // own (a whole sub-step from x_{k−1} reproduces x_k bitwise), and the rates seed the search
+    const bool seeded = c.ends_known && base == &prev;
+    if (euler) resim_.PrepareSubsteps(*base);
+    Eigen::VectorXd family_velocity;
+    // the states re-simulated at the bracket's ends (the event is the one nearer the root)
+    double s_lo = -1, s_hi = -1;
+    State x_lo, x_hi;
+    int evaluations = 0;
+    auto phi = [&](double h) {
+      if (euler) {
+        resim_.Substep(*base, h);
+      } else {
+        resim_.Step(*base, h);
+      }
+      c.x = resim_.StateNow();
+      // the first trial only: the guard's slope along the sub-step family (a Newton step)
+      if (seeded && evaluations++ == 0) {
+        // the sub-steps follow q(h) = q ⊕ h v(h), v(h) = v + h a(h): dq/dh ≈ 2 v(h) − v (exact
+        // when a does not depend on h; Euler's implicit joint damping makes it depend a little)
+        family_velocity = 2 * c.x.qvel - base->qvel;
+        slope_velocity = &family_velocity;
+      }
+      GuardSample sample{guard(c.x)};
+      if (slope_velocity) sample.slope = slope;
+      slope_velocity = nullptr;
+      if (sample.value < 0 && (s_hi < 0 || h < s_hi)) s_hi = h, x_hi = c.x;
+      if (sample.value >= 0 && h > s_lo) s_lo = h, x_lo = c.x;
+      return sample;
+    };
+    double fa, fb;
+    if (seeded) {
+      fa = c.g0;
+      fb = c.g1;
+    } else {
+      fa = guard(base->state());
+      fb = base == &prev ? guard(end) : phi(dt).value;  // from x_{k−1} a whole step is x_k
+      s_lo = s_hi = -1;
+    }
+    if (!(fa > 0 && fb < 0)) continue;
+    CrossingOptions options;
+    options.time_tol = 1e-13;  // s: the bracket's width on return
+    // the first trial: the root of the cubic Hermite interpolant (the sub-step family's end
+    // slope is ∇g·(2 v_k − v_{k−1}) ≈ 2 ġ(x_k) − ġ(x_{k−1}), not ġ(x_k)), else regula falsi
+    if (seeded) options.first_trial = HermiteRoot(fa, c.rate0, fb, 2 * c.rate1 - c.rate0, dt);
+    const CrossingResult r = LocateCrossing(phi, 0, fa, dt, fb, options);
+    c.base = base;
+    c.s = r.time;
+    c.lo = r.lo;
+    c.hi = r.hi;
+    c.have_x = r.sampled && (r.time == s_lo || r.time == s_hi);
+    if (c.have_x) c.x = r.time == s_lo ? x_lo : x_hi;
+    c.valid = true;
+    return;
+  }
+  c.valid = false;
+}
+
+}  // namespace saltation

@@ -1,0 +1,96 @@
+// The hook's guards at each step and the crossings among them: what changed sign in a step and
+// where, on MuJoCo's own re-simulated sub-steps.
+//
+//   Evaluate  (MuJoCo's contact list after a step, x_k, the mode, the previous guards)
+//             => StepGuards at x_k: every point's gap, the inactive points' gap rates, the mode's
+//                rigid normal forces λ_n (J̇v by a difference of the rows over the step)
+//   Detect    (guards at x_{k−1} and x_k, the mode, the tracker's hysteresis)
+//             => Crossings: touchdowns (gap + to −), liftoffs (λ_n + to −, beyond force_tol),
+//                kinematic releases (a mode contact apart by more than release_gap)
+//   Localize  (a crossing, the saved x_{k−1} and x_k) => its time inside the step and the
+//             re-simulated MuJoCo state there (LocateCrossing on the exact guard)
+//
+// Reads the model; writes data's workspaces, the Resimulator's data and its own scratch.
+#ifndef SALTATION_CROSSINGS_H_
+#define SALTATION_CROSSINGS_H_
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "contact_tracking.h"
+#include "resimulation.h"
+#include "saltation/contacts.h"
+#include "saltation/hook_event.h"
+#include "saltation/mode_dynamics.h"
+#include "saltation/model.h"
+
+namespace saltation {
+
+// guard values at one step's start state x_k (read from MuJoCo's own contact list); the three
+// kept by the hook are reused from step to step, so the per-step path allocates nothing
+struct StepGuards {
+  bool present = false;
+  double time = 0;
+  std::vector<ContactPoint> points;    // every point MuJoCo reported
+  std::vector<int> match;              // the mode's points among them (−1: lost)
+  std::vector<ContactPoint> inactive;  // tracked points outside the mode
+  std::vector<double> inactive_rate;   // d gap / dt of each inactive point (from MuJoCo's cvel)
+  std::vector<ContactId> mode_ids;     // the mode the next fields refer to
+  std::vector<double> mode_gap;        // gap of each mode contact (+inf when MuJoCo lost it)
+  Eigen::VectorXd force;               // rigid λ_n of each mode contact (J̇v by differences)
+  RowMatrix J;                         // the mode's rows
+  bool force_valid = false;
+};
+
+struct Crossing {
+  enum Type { kTouchdown, kLiftoff, kRelease } type = kTouchdown;
+  ContactId id;
+  int k = -1;          // mode index for liftoff / release
+  double g0 = 0, g1 = 0;
+  // touchdown with both ends read from MuJoCo's contact lists: the guard's rates there seed a
+  // cubic Hermite estimate of the crossing that the re-simulated sub-steps then confirm
+  bool ends_known = false;
+  double rate0 = 0, rate1 = 0;
+  double s = 0, lo = 0, hi = 0;
+  bool have_x = false;              // x: the re-simulated state at base->time + s
+  State x;
+  const SavedStep* base = nullptr;  // the sub-step interval starts at this saved state
+  bool valid = true;
+  double time() const { return base ? base->time + s : 0; }
+};
+
+class CrossingFinder {
+ public:
+  CrossingFinder(const Model& model, Data& data, Resimulator& resim, const HookOptions& options, double force_tol);
+
+  void Evaluate(const mjData* d, const SavedStep& cur, const Mode& mode, const StepGuards* previous, double dt,
+                StepGuards& out);
+  std::vector<Crossing> Detect(const StepGuards& before, const StepGuards& after, const Mode& mode,
+                               const ContactTracker& tracker, long step) const;
+  void Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur, double dt);
+
+ private:
+  // scratch of the per-step rigid-force evaluation
+  struct Scratch {
+    ConstraintSet set;
+    ConstraintScratch rows;
+    RowMatrix JMinv;
+    Eigen::MatrixXd A;
+    Eigen::VectorXd rhs, lambda;
+    PsdSolver solver;
+  };
+
+  const Model& model_;
+  Data& data_;
+  Resimulator& resim_;
+  const HookOptions& options_;
+  double force_tol_;
+  Scratch scratch_;
+  std::vector<ContactPoint> guard_points_;  // the localisation's guard evaluations
+  std::vector<ContactId> guard_ids_;
+  RowMatrix guard_rows_, guard_jac1_, guard_jac2_;  // the guard's slope row and its scratch
+};
+
+}  // namespace saltation
+
+#endif  // SALTATION_CROSSINGS_H_

@@ -1,0 +1,242 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "chain_propagation.h"
+#include "contact_tracking.h"
+#include "crossings.h"
+#include "resimulation.h"
+#include "saltation/errors.h"
+#include "saltation/hook.h"
+
+// The hook's events: crossings made into records (touchdown, liftoff, slip, graze, kinematic
+// release), simultaneous groups and their orderings, and Ξ on demand.
+//
+//   Process          (localised crossings of one step) => records emitted, the mode updated
+//   EmitSimultaneous (the step's records)              => a simultaneous record per group
+//   Defer / CompleteXi (an event's moment)             => its Ξ completed later, at that moment
+
+namespace saltation {
+
+// an event's moment as CompleteXi needs it
+struct HookDeferred {
+  Eigen::VectorXd ctrl, qfrc_applied, xfrc_applied;
+  std::vector<std::pair<ContactId, double>> restitution;  // per pair involved
+  // simultaneous groups: the first event's state and mode, and the group in order
+  State x;
+  Mode mode;
+  std::vector<ContactId> group;
+};
+
+std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt) {
+  std::vector<HookEvent> out;
+  std::sort(crossings.begin(), crossings.end(),
+            [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
+  const double tol = 2 * model_->detect_margin();
+  for (size_t ci = 0; ci < crossings.size(); ci++) {
+    Crossing& c = crossings[ci];
+    if (!c.valid) continue;
+    // Zeno: sustained, not reported
+    if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
+    // re-evaluate against the mode as it is now (an earlier event may have changed it)
+    const int k = FindInMode(mode_, c.id, tol);
+    if (c.type == Crossing::kTouchdown && k >= 0) continue;
+    if (c.type != Crossing::kTouchdown) {
+      if (k < 0) continue;
+      if (c.type == Crossing::kLiftoff && k != c.k) {
+        c.k = k;
+        crossings_->Localize(c, mode_, *prev_, *cur_, dt);
+        if (!c.valid) continue;
+      }
+      c.k = k;
+    }
+    State x;
+    if (c.type == Crossing::kRelease) {
+      x = cur_->state();
+    } else if (c.have_x) {
+      x = c.x;  // re-simulated by the localisation's last evaluation
+      x.time = c.time();
+    } else {
+      resim_->Step(*c.base, c.s);
+      x = resim_->StateNow();
+      x.time = c.time();
+    }
+    for (mjData* w : {data_->main(), data_->aux()}) {
+      mju_copy(w->ctrl, c.base->ctrl.data(), m_->nu);
+      mju_copy(w->qfrc_applied, c.base->qfrc_applied.data(), m_->nv);
+      mju_copy(w->xfrc_applied, c.base->xfrc_applied.data(), 6 * m_->nbody);
+    }
+    if (options_.restitution == RestitutionSource::kAuto) {
+      const double e = tracker_->EffectiveRestitution(c.id.geom1, c.id.geom2);
+      if (e >= 0) model_->SetPairRestitution(c.id.geom1, c.id.geom2, e);
+    }
+
+    HookEvent ev;
+    std::shared_ptr<HookDeferred> deferred = lazy_ ? Defer(*c.base) : nullptr;
+    ev.time = x.time;
+    ev.bracket_lo = c.base->time + c.lo;
+    ev.bracket_hi = c.base->time + c.hi;
+    ev.contact = c.id;
+    ev.has_xi = true;
+    try {
+      if (c.type == Crossing::kTouchdown) {
+        ev.rigid = TouchdownEvent(*model_, *data_, x, mode_, c.id, model_->options().contact_tol, force_tol_, !lazy_);
+      } else if (c.type == Crossing::kLiftoff) {
+        ev.rigid = LiftoffEvent(*model_, *data_, x, mode_, c.k, force_tol_, !lazy_);
+      } else {
+        ev.rigid = KinematicReleaseEvent(*model_, *data_, x, mode_, c.k, force_tol_);
+        ev.proxy = true;
+      }
+    } catch (const NumericalError& e) {
+      // a guard touching zero without crossing (Ξ undefined): reported, not fatal
+      ev.has_xi = false;
+      ev.kind = "graze";
+      ev.grazing = true;
+      Emit(ev);
+      out.push_back(ev);
+      continue;
+    }
+    ev.contact = ev.rigid.contact;
+    ev.xi_pending = !ev.rigid.complete;
+    if (ev.xi_pending) {
+      // the restitution each candidate of the impact had
+      const ImpactResult& impact = ev.rigid.impact;
+      for (size_t i = 0; i < impact.candidates.size() && i < impact.restitution.size(); i++) {
+        deferred->restitution.emplace_back(impact.candidates[i], impact.restitution[i]);
+      }
+      ev.deferred = deferred;
+    }
+    ev.rigid.bracket_lo = ev.bracket_lo;
+    ev.rigid.bracket_hi = ev.bracket_hi;
+    ev.restitution = model_->PairRestitution(c.id.geom1, c.id.geom2);
+    ev.kind = EventKindName(ev.rigid.kind);
+    ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
+    if (ev.grazing && ev.rigid.kind == EventKind::kTouchdown) ev.kind = "graze";
+    mode_ = ev.rigid.mode_after;
+    Emit(ev);
+    out.push_back(ev);
+  }
+  EmitSimultaneous(out);
+  return out;
+}
+
+void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
+  // touchdowns of this step within simultaneous_time of each other, plus points that joined an
+  // impact because they touched at the same instant
+  for (size_t i = 0; i < step_events.size(); i++) {
+    const HookEvent& first = step_events[i];
+    if (!first.has_xi || first.rigid.kind != EventKind::kTouchdown) continue;
+    std::vector<ContactId> group;
+    for (const ContactId& id : first.rigid.impact.candidates) {
+      if (FindInMode(first.rigid.mode_before, id, 1e-12) < 0) group.push_back(id);
+    }
+    for (size_t j = i + 1; j < step_events.size(); j++) {
+      const HookEvent& other = step_events[j];
+      if (other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
+          other.time - first.time <= options_.simultaneous_time) {
+        group.push_back(other.contact);
+      }
+    }
+    if (group.size() < 2) continue;
+    HookEvent sim;
+    sim.kind = "simultaneous";
+    sim.time = first.time;
+    sim.contact = first.contact;
+    sim.group = group_counter_++;
+    sim.group_size = static_cast<int>(group.size());
+    if (first.deferred) {
+      auto deferred = std::make_shared<HookDeferred>(*first.deferred);
+      deferred->x = first.rigid.x_minus;
+      deferred->mode = first.rigid.mode_before;
+      deferred->group = group;
+      sim.deferred = deferred;
+      sim.xi_pending = true;
+      sim.order_spread = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      ComposeOrderings(first.rigid.x_minus, first.rigid.mode_before, group, sim);
+    }
+    Emit(sim);
+    break;
+  }
+}
+
+void Hook::ComposeOrderings(const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
+                            HookEvent& sim) {
+  // both orderings, each event with its own intermediate mode, at the first event's state
+  auto compose = [&](const std::vector<ContactId>& order) {
+    State x = x0;
+    Mode mode = mode0;
+    Eigen::MatrixXd C = Eigen::MatrixXd::Identity(TangentDim(m_), TangentDim(m_));
+    for (const ContactId& id : order) {
+      if (FindInMode(mode, id, 1e-12) >= 0) continue;
+      const RigidEvent ev = TouchdownEvent(*model_, *data_, x, mode, id, -1.0, force_tol_);
+      C = ev.xi.Dense() * C;
+      x = ev.x_plus;
+      mode = ev.mode_after;
+    }
+    return C;
+  };
+  try {
+    sim.composite_first = compose(group);
+    std::vector<ContactId> reverse(group.rbegin(), group.rend());
+    sim.composite_reverse = compose(reverse);
+    const double scale = std::max(sim.composite_first.norm(), sim.composite_reverse.norm());
+    sim.order_spread = scale > 0 ? (sim.composite_first - sim.composite_reverse).norm() / scale : 0;
+  } catch (const NumericalError&) {
+    sim.order_spread = std::numeric_limits<double>::infinity();  // an ordering grazes
+  }
+}
+
+std::shared_ptr<HookDeferred> Hook::Defer(const SavedStep& base) const {
+  auto deferred = std::make_shared<HookDeferred>();
+  deferred->ctrl = base.ctrl;
+  deferred->qfrc_applied = base.qfrc_applied;
+  deferred->xfrc_applied = base.xfrc_applied;
+  if (options_.restitution == RestitutionSource::kAuto) {
+    for (const auto& [pair, e] : tracker_->measured()) {
+      ContactId id;
+      id.geom1 = pair.first;
+      id.geom2 = pair.second;
+      deferred->restitution.emplace_back(id, model_->PairRestitution(pair.first, pair.second));
+    }
+  }
+  return deferred;
+}
+
+void Hook::CompleteXi(HookEvent& ev) {
+  if (!ev.xi_pending || !ev.deferred) return;
+  const HookDeferred& deferred = *ev.deferred;
+  for (mjData* w : {data_->main(), data_->aux()}) {
+    mju_copy(w->ctrl, deferred.ctrl.data(), m_->nu);
+    mju_copy(w->qfrc_applied, deferred.qfrc_applied.data(), m_->nv);
+    mju_copy(w->xfrc_applied, deferred.xfrc_applied.data(), 6 * m_->nbody);
+  }
+  // the restitution in force at the event (auto: measured values change over the run)
+  std::vector<std::pair<ContactId, double>> now;
+  for (const auto& [id, e] : deferred.restitution) {
+    now.emplace_back(id, model_->PairRestitution(id.geom1, id.geom2));
+    model_->SetPairRestitution(id.geom1, id.geom2, e);
+  }
+  try {
+    if (ev.kind == "simultaneous") {
+      ComposeOrderings(deferred.x, deferred.mode, deferred.group, ev);
+    } else {
+      CompleteEvent(*model_, *data_, ev.rigid);
+      ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
+    }
+  } catch (const NumericalError&) {
+    ev.has_xi = false;  // Ξ undefined at this event (it grazes)
+    ev.grazing = true;
+  }
+  for (const auto& [id, e] : now) model_->SetPairRestitution(id.geom1, id.geom2, e);
+  ev.xi_pending = false;
+  ev.deferred.reset();
+}
+
+const HookEvent& Hook::CompletedEvent(size_t i) {
+  if (i >= events_.size()) throw ConfigError("no event " + std::to_string(i));
+  CompleteXi(events_[i]);
+  return events_[i];
+}
+
+}  // namespace saltation

@@ -1,0 +1,24 @@
+// Near-contacts reported by MuJoCo itself: the hook's copy of the model has margin and gap
+// enlarged together by δ (the detection margin) on the geoms for which that is exact, so MuJoCo
+// lists every point within δ of touching with its distance, and the physics is unchanged
+// (includemargin = margin − gap stays where it was).
+//
+//   WidenNearContacts  (m, δ) => m's geom and pair margins and gaps widened where exact;
+//                                returns the geom pairs that may collide but are not tracked
+//                                exactly ("name1/name2": a geom with a partner of a type whose
+//                                collision does not honour the margin, or a different surface)
+#ifndef SALTATION_NEAR_CONTACTS_H_
+#define SALTATION_NEAR_CONTACTS_H_
+
+#include <mujoco/mujoco.h>
+
+#include <string>
+#include <vector>
+
+namespace saltation {
+
+std::vector<std::string> WidenNearContacts(mjModel* m, double delta);
+
+}  // namespace saltation
+
+#endif  // SALTATION_NEAR_CONTACTS_H_

@@ -1,0 +1,133 @@
+#include "resimulation.h"
+
+#include "saltation/contacts.h"
+#include "saltation/errors.h"
+
+namespace saltation {
+
+void Capture(const mjModel* m, const mjData* d, SavedStep& s) {
+  s.time = d->time;
+  s.qpos = Eigen::Map<const Eigen::VectorXd>(d->qpos, m->nq);
+  s.qvel = Eigen::Map<const Eigen::VectorXd>(d->qvel, m->nv);
+  s.act = Eigen::Map<const Eigen::VectorXd>(d->act, m->na);
+  s.warmstart = Eigen::Map<const Eigen::VectorXd>(d->qacc_warmstart, m->nv);
+  s.ctrl = Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu);
+  s.qfrc_applied = Eigen::Map<const Eigen::VectorXd>(d->qfrc_applied, m->nv);
+  s.xfrc_applied = Eigen::Map<const Eigen::VectorXd>(d->xfrc_applied, 6 * m->nbody);
+  s.mocap_pos = Eigen::Map<const Eigen::VectorXd>(d->mocap_pos, 3 * m->nmocap);
+  s.mocap_quat = Eigen::Map<const Eigen::VectorXd>(d->mocap_quat, 4 * m->nmocap);
+}
+
+Resimulator::Resimulator(const mjModel* m) : model_(mj_copyModel(nullptr, m)) {
+  if (!model_) throw MujocoError("could not copy the model");
+  data_.reset(mj_makeData(model_.get()));
+  if (!data_) throw MujocoError("could not allocate mjData");
+}
+
+void Resimulator::Load(const SavedStep& from) {
+  const mjModel* m = model_.get();
+  mjData* out = data_.get();
+  out->time = from.time;
+  Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = from.qpos;
+  Eigen::Map<Eigen::VectorXd>(out->qvel, m->nv) = from.qvel;
+  Eigen::Map<Eigen::VectorXd>(out->act, m->na) = from.act;
+  Eigen::Map<Eigen::VectorXd>(out->qacc_warmstart, m->nv) = from.warmstart;
+  Eigen::Map<Eigen::VectorXd>(out->ctrl, m->nu) = from.ctrl;
+  Eigen::Map<Eigen::VectorXd>(out->qfrc_applied, m->nv) = from.qfrc_applied;
+  Eigen::Map<Eigen::VectorXd>(out->xfrc_applied, 6 * m->nbody) = from.xfrc_applied;
+  Eigen::Map<Eigen::VectorXd>(out->mocap_pos, 3 * m->nmocap) = from.mocap_pos;
+  Eigen::Map<Eigen::VectorXd>(out->mocap_quat, 4 * m->nmocap) = from.mocap_quat;
+}
+
+void Resimulator::Step(const SavedStep& from, double h) {
+  Load(from);
+  const double dt = model_->opt.timestep;
+  model_->opt.timestep = h;
+  mj_step(model_.get(), data_.get());
+  model_->opt.timestep = dt;
+}
+
+bool Resimulator::ForwardIgnoresTimestep() const {
+  // MuJoCo's forward pass reads the timestep only through refsafe, which raises every solref
+  // time constant below 2·timestep to it (checked per geom: a pair mixes two of them)
+  const mjModel* m = model_.get();
+  if (mjDISABLED(mjDSBL_REFSAFE)) return true;
+  const double limit = 2 * m->opt.timestep;
+  auto below = [&](const mjtNum* solref, int n) {
+    for (int i = 0; i < n; i++) {
+      if (solref[mjNREF * i] > 0 && solref[mjNREF * i] < limit) return true;
+    }
+    return false;
+  };
+  return !(below(m->geom_solref, m->ngeom) || below(m->pair_solref, m->npair) || below(m->eq_solref, m->neq) ||
+           below(m->jnt_solref, m->njnt) || below(m->dof_solref, m->nv) ||
+           below(m->tendon_solref_lim, m->ntendon) || below(m->tendon_solref_fri, m->ntendon) ||
+           ((m->opt.enableflags & mjENBL_OVERRIDE) && below(m->opt.o_solref, 1)));
+}
+
+void Resimulator::PrepareSubsteps(const SavedStep& from) {
+  // mj_step is mj_forward at the start state and then the integrator: with Euler only the latter
+  // depends on the step length (unless refsafe raises a time constant: ForwardIgnoresTimestep),
+  // so one forward serves every sub-step (bitwise what mj_step gives)
+  mjData* out = data_.get();
+  Load(from);
+  mj_checkPos(model_.get(), out);
+  mj_checkVel(model_.get(), out);
+  mj_forward(model_.get(), out);
+  mj_checkAcc(model_.get(), out);
+  // the forward pass normalises quaternions in qpos: the integrator starts from that
+  substep_qpos_ = Eigen::Map<const Eigen::VectorXd>(out->qpos, model_->nq);
+}
+
+void Resimulator::Substep(const SavedStep& from, double h) {
+  const mjModel* m = model_.get();
+  mjData* out = data_.get();
+  // the integrator reads the forward pass's outputs and the state, which it overwrites
+  out->time = from.time;
+  Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = substep_qpos_;
+  Eigen::Map<Eigen::VectorXd>(out->qvel, m->nv) = from.qvel;
+  Eigen::Map<Eigen::VectorXd>(out->act, m->na) = from.act;
+  const double dt = model_->opt.timestep;
+  model_->opt.timestep = h;
+  mj_Euler(model_.get(), out);
+  model_->opt.timestep = dt;
+}
+
+Eigen::MatrixXd Resimulator::StepJacobian(const SavedStep& from, double h, double eps) {
+  const mjModel* m = model_.get();
+  const int n = TangentDim(m);
+  mjData* d = data_.get();
+  RowMatrix A(n, n);
+  if (m->opt.integrator != mjINT_RK4) {
+    // MuJoCo's own finite differences (forward, eps); 2.2.2 does not restore d->time
+    Step(from, h);  // sets every input; the state is overwritten next
+    d->time = from.time;
+    Eigen::Map<Eigen::VectorXd>(d->qpos, m->nq) = from.qpos;
+    Eigen::Map<Eigen::VectorXd>(d->qvel, m->nv) = from.qvel;
+    Eigen::Map<Eigen::VectorXd>(d->act, m->na) = from.act;
+    Eigen::Map<Eigen::VectorXd>(d->qacc_warmstart, m->nv) = from.warmstart;
+    mjd_transitionFD(model_.get(), d, eps, 0, A.data(), nullptr, nullptr, nullptr);
+    d->time = from.time;
+    return A;
+  }
+  // RK4: mjd_transitionFD in 2.2.2 gets the velocity columns wrong with RK4 (each equals the
+  // last one, seen on a ball in contact), so difference whole mj_step calls instead, in the same
+  // tangent layout and with the same forward step
+  Step(from, h);
+  const State nominal = StateNow();
+  SavedStep perturbed = from;
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+  for (int i = 0; i < n; i++) {
+    e.setZero();
+    e(i) = eps;
+    const State x = Integrate(m, from.state(), e);
+    perturbed.qpos = x.qpos;
+    perturbed.qvel = x.qvel;
+    perturbed.act = x.act;
+    Step(perturbed, h);
+    A.col(i) = Difference(m, nominal, StateNow()) / eps;
+  }
+  return A;
+}
+
+}  // namespace saltation

@@ -1,0 +1,61 @@
+// MuJoCo's own step re-run from a saved state with another length (the hook's sub-steps).
+//
+//   Capture                  (m, d)                => SavedStep: everything mj_step reads of d
+//   Resimulator::Step        (saved x_k, h)        => data(): MuJoCo's step of length h from x_k
+//   Resimulator::Load        (saved x_k)           => data() holds x_k and its inputs (no step)
+//   Resimulator::PrepareSubsteps / Substep  (x_k, h) => data(): Euler sub-steps sharing one
+//                                              forward pass (bitwise what Step gives; only when
+//                                              ForwardIgnoresTimestep())
+//   Resimulator::StepJacobian (x_k, h, eps)    => ∂x_{k+1}/∂x_k of MuJoCo's step (tangent layout)
+//
+// Reads and writes only its own copy of the model (the timestep is changed during a call and put
+// back) and its own mjData; the caller's model and data are never touched.
+#ifndef SALTATION_RESIMULATION_H_
+#define SALTATION_RESIMULATION_H_
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+
+#include "saltation/model.h"
+#include "saltation/tangent.h"
+
+namespace saltation {
+
+// a MuJoCo state with everything mj_step reads from mjData
+struct SavedStep {
+  double time = 0;
+  Eigen::VectorXd qpos, qvel, act, warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat;
+  State state() const { return State{time, qpos, qvel, act}; }
+};
+
+void Capture(const mjModel* m, const mjData* d, SavedStep& out);
+
+class Resimulator {
+ public:
+  explicit Resimulator(const mjModel* m);  // copies m
+
+  void Load(const SavedStep& from);
+  void Step(const SavedStep& from, double h);
+  // MuJoCo's forward pass reads the timestep only through refsafe: when no time constant is
+  // below 2·timestep, one forward pass serves Euler sub-steps of every length
+  bool ForwardIgnoresTimestep() const;
+  void PrepareSubsteps(const SavedStep& from);
+  void Substep(const SavedStep& from, double h);
+  // MuJoCo's step Jacobian: mjd_transitionFD (forward differences, step eps) except with RK4
+  // (MuJoCo 2.2.2 gets its velocity columns wrong), where whole steps are differenced
+  Eigen::MatrixXd StepJacobian(const SavedStep& from, double h, double eps);
+
+  State StateNow() const { return StateFromData(model_.get(), data_.get()); }
+  mjData* data() { return data_.get(); }
+  const mjModel* model() const { return model_.get(); }
+
+ private:
+  ModelPtr model_;
+  DataPtr data_;
+  Eigen::VectorXd substep_qpos_;  // qpos after PrepareSubsteps' forward pass
+};
+
+}  // namespace saltation
+
+#endif  // SALTATION_RESIMULATION_H_
