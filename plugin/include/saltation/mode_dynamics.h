@@ -22,6 +22,7 @@
 
 #include "saltation/contacts.h"
 #include "saltation/model.h"
+#include "saltation/psd_solver.h"
 #include "saltation/tangent.h"
 
 namespace saltation {
@@ -58,33 +59,6 @@ ConstraintSet ModeConstraints(const Model& model, const mjData* d,
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
                      const std::vector<ContactPoint>& points, const std::vector<int>& match,
                      ConstraintSet& set, ConstraintScratch& scratch);
-
-// Solves A x = b for a symmetric positive semi-definite A (J M⁻¹ Jᵀ), factorised once for any
-// number of right-hand sides: Cholesky when A is clearly positive definite (smallest pivot² above
-// 1e3·tol·max diagonal), else the pseudo-inverse over the eigenvalues above tol·max (a forced
-// method is kept whatever A looks like, so that difference columns share the center's, except
-// that a Cholesky factorisation that fails falls back to the pseudo-inverse). Neither path
-// allocates once a matrix of the size has been seen (the engine hook's per-step path): the
-// eigendecomposition is Eigen's Householder tridiagonalisation and tridiagonal QR into buffers
-// kept here, with the reflectors applied by hand.
-class PsdSolver {
- public:
-  enum class Method { kAuto, kCholesky, kPseudoInverse };
-  void Compute(const Eigen::MatrixXd& A, double tol, Method method = Method::kAuto);
-  void Solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
-  Eigen::MatrixXd Solve(const Eigen::MatrixXd& B) const;
-  Method method() const { return method_; }
-  int rank() const { return rank_; }
-
- private:
-  Method method_ = Method::kAuto;
-  int rank_ = 0;
-  Eigen::LLT<Eigen::MatrixXd> llt_;
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // of the tridiagonal matrix
-  Eigen::MatrixXd scaled_, vectors_;                     // A / max|A| (then its reflectors); A's eigenvectors
-  Eigen::VectorXd hcoeffs_, diag_, subdiag_, values_, winv_;
-  mutable Eigen::VectorXd c_;
-};
 
 // J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux().
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
@@ -123,10 +97,6 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
 // Finite-difference twin: ∂F_A/∂x (ndx × ndx) by central differences in tangent coordinates.
 Eigen::MatrixXd ModeVectorFieldJacobianFD(const Model& model, Data& data, const State& x,
                                           const Mode& mode, double eps = 1e-6);
-
-// Pseudo-inverse solve of the symmetric positive semi-definite A with relative threshold tol;
-// returns the rank.
-int SolvePsd(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double tol, Eigen::VectorXd& x);
 
 }  // namespace saltation
 

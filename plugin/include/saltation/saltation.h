@@ -14,6 +14,7 @@
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
+#include "saltation/psd_solver.h"
 #include "saltation/rigid_simulator.h"
 #include "saltation/saltation_matrix.h"
 #include "saltation/tangent.h"
