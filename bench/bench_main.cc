@@ -144,7 +144,7 @@ void XiPerEvent(benchmark::State& state, const std::string& name) {
   double t_xi = 0, t_forward = 0;
   for (auto _ : state) {
     auto t0 = Clock::now();
-    const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, event->rigid.x_minus, event->rigid.mode_before,
+    const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, saltation::RestitutionTable(model), event->rigid.x_minus, event->rigid.mode_before,
                                                                event->contact, 1e-9, tol);
     benchmark::DoNotOptimize(ev.xi.correction.data());
     auto t1 = Clock::now();

@@ -39,9 +39,10 @@ TEST_F(Config, PerGeomValueOverridesModelDefaultAndPairsTakeTheLarger) {
   EXPECT_EQ(model.GeomRestitution(floor), 0.25);
   EXPECT_EQ(model.GeomRestitution(ball), 0.75);
   EXPECT_EQ(model.GeomRestitution(2), 0.25);  // the unnamed sphere keeps the default
-  EXPECT_EQ(model.PairRestitution(floor, ball), 0.75);
-  EXPECT_EQ(model.PairRestitution(ball, floor), 0.75);
-  EXPECT_EQ(model.PairRestitution(floor, 2), 0.25);
+  const RestitutionTable restitution(model);
+  EXPECT_EQ(restitution.Pair(floor, ball), 0.75);
+  EXPECT_EQ(restitution.Pair(ball, floor), 0.75);
+  EXPECT_EQ(restitution.Pair(floor, 2), 0.25);
   EXPECT_EQ(model.GeomName(2), "#2");
 }
 
@@ -83,10 +84,14 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(Config, RestitutionOverrideIsCheckedToo) {
   ModelPtr m = LoadModelFromString(WithCustom(""));
   Model model(m.get());
-  EXPECT_THROW(model.SetRestitution(2.0), ConfigError);
-  EXPECT_THROW(model.SetRestitution(std::nan("")), ConfigError);
-  model.SetRestitution(0.4);
-  EXPECT_EQ(model.PairRestitution(0, 1), 0.4);
+  RestitutionTable restitution(model);
+  EXPECT_THROW(restitution.SetAll(2.0), ConfigError);
+  EXPECT_THROW(restitution.SetAll(std::nan("")), ConfigError);
+  EXPECT_THROW(restitution.SetPair(0, 1, -0.1), ConfigError);
+  restitution.SetAll(0.4);
+  EXPECT_EQ(restitution.Pair(0, 1), 0.4);
+  restitution.SetPair(1, 0, 0.7);
+  EXPECT_EQ(restitution.Pair(0, 1), 0.7);
 }
 
 TEST_F(Config, ModelWithoutContactsRunsAndReportsNoEvents) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "saltation/event_json.h"
 #include "test_models.h"
 #include "test_util.h"
 
@@ -275,7 +276,7 @@ TEST_F(HookTest, XiAtCompliantTouchdownEqualsCoreXi) {
   EXPECT_LT((td->rigid.xi.Dense() - expected).cwiseAbs().maxCoeff(), 1e-9) << td->rigid.xi.Dense();
   Model model(m.get());
   Data data(model);
-  const RigidEvent core = TouchdownEvent(model, data, td->rigid.x_minus, td->rigid.mode_before,
+  const RigidEvent core = TouchdownEvent(model, data, RestitutionTable(model), td->rigid.x_minus, td->rigid.mode_before,
                                          td->contact, model.options().contact_tol, DefaultForceTolerance(m.get()));
   EXPECT_EQ((core.xi.Dense() - td->rigid.xi.Dense()).cwiseAbs().maxCoeff(), 0.0);
 }
@@ -507,6 +508,50 @@ TEST_F(HookTest, RigidAndCompliantSensitivitiesSideBySide) {
     EXPECT_LT(-C(3, 1) * tc, 1.2);
   }
   for (size_t i = 1; i < diffs.size(); i++) EXPECT_LT(diffs[i], diffs[i - 1]) << "not monotone at " << i;
+}
+
+// With the measured (auto) restitution, every event's JSON `restitution` is the value its own
+// impact used: the model's <custom> value until MuJoCo's effective restitution has been measured,
+// the latest measured value after that — not whatever the table holds when the line is written.
+TEST_F(HookTest, AutoRestitutionJsonRecordsTheValueEachImpactUsed) {
+  const double model_e = 0.9;
+  // a lightly damped soft contact: MuJoCo's ball bounces back well below e = 0.9
+  ModelPtr m = LoadModelFromString(DropBall(0.3, model_e, "Euler", 0.001, "0.01 0.3"));
+  HookOptions options;
+  options.restitution = RestitutionSource::kAuto;
+  Hook hook(m.get(), options);
+  DataPtr d(mj_makeData(m.get()));
+  const std::vector<HookEvent> events = RunHook(hook, m.get(), d.get(), 1.5);
+  double measured = -1;
+  int before_measurement = 0, after_measurement = 0;
+  for (const HookEvent& ev : events) {
+    if (ev.kind == "restitution") {
+      measured = ev.restitution;
+      continue;
+    }
+    if (!ev.has_xi || (ev.kind != "touchdown" && ev.kind != "graze")) continue;
+    const double expected = measured >= 0 ? measured : model_e;
+    (measured >= 0 ? after_measurement : before_measurement)++;
+    // the impact used it for the trigger's pair
+    const ImpactResult& impact = ev.rigid.impact;
+    bool found = false;
+    for (size_t i = 0; i < impact.candidates.size(); i++) {
+      if (!impact.candidates[i].SamePair(ev.contact)) continue;
+      EXPECT_EQ(impact.restitution[i], expected) << "impact at t = " << ev.time;
+      found = true;
+    }
+    EXPECT_TRUE(found);
+    // and the JSON line says so (written after the whole run: the table has moved on since)
+    const std::string json = HookEventToJson(hook.rigid_model(), ev);
+    const size_t at = json.find("\"restitution\":");
+    ASSERT_NE(at, std::string::npos) << json.substr(0, 200);
+    EXPECT_EQ(std::strtod(json.c_str() + at + 14, nullptr), expected) << "event at t = " << ev.time;
+  }
+  std::printf("[ auto restitution ] model e = %.2f, measured e = %.4f, %d touchdowns before, %d after\n",
+              model_e, measured, before_measurement, after_measurement);
+  EXPECT_EQ(before_measurement, 1);
+  EXPECT_GE(after_measurement, 2);
+  EXPECT_GT(std::abs(measured - model_e), 0.05) << "the test needs a measured value unlike the model's";
 }
 
 // Covariance through the bounce: P⁺ = Ξ P⁻ Ξᵀ stays symmetric positive semi-definite, and

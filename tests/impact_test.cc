@@ -133,7 +133,7 @@ TEST_F(Impact, ResetJacobianMatchesFiniteDifferenceTwin) {
     ASSERT_EQ(ev.kind, EventKind::kTouchdown);
     const Eigen::MatrixXd D = ev.xi.reset.Dense();
     const Eigen::MatrixXd D_fd =
-        ImpactResetJacobianFD(model, sim.data(), ev.x_minus, ev.impact.candidates, 1e-6);
+        ImpactResetJacobianFD(model, sim.data(), sim.restitution(), ev.x_minus, ev.impact.candidates, 1e-6);
     const double err = RelativeError(D, D_fd);
     std::printf("[ DΔ vs FD ] %-14s relative error %.2e\n", c.name, err);
     EXPECT_LT(err, 1e-8) << CompareReport(D, D_fd, "DΔ", "FD");

@@ -297,7 +297,7 @@ Row RunOne(const mjModel* base, const Settings& s, const State& x_start, double 
     row.contact = ContactLabel(hook.rigid_model(), first->contact);
     if (!have_e) {
       const double e = hook.EffectiveRestitution(first->contact.geom1, first->contact.geom2);
-      row.restitution = e >= 0 ? e : hook.rigid_model().PairRestitution(first->contact.geom1, first->contact.geom2);
+      row.restitution = e >= 0 ? e : hook.restitution().Pair(first->contact.geom1, first->contact.geom2);
       row.restitution_measured = e >= 0;
     }
   }

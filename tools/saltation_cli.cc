@@ -142,10 +142,14 @@ int RunRigid(const Args& args) {
   saltation::ModelPtr m = LoadModel(path);
   saltation::Model model(m.get());
   if (args.restitution == "auto") throw ConfigError("--restitution auto needs MuJoCo's contacts: use record");
-  if (args.restitution != "model") model.SetRestitution(std::stod(args.restitution));
   saltation::SimulatorOptions options;
   options.step = args.step;
   saltation::RigidSimulator sim(model, options);
+  if (args.restitution != "model") {
+    saltation::RestitutionTable restitution(model);
+    restitution.SetAll(std::stod(args.restitution));
+    sim.SetRestitution(restitution);
+  }
   saltation::HybridState s = sim.Initialize(InitialState(m.get(), args.keyframe));
   const double t_end = s.x.time + args.duration;
 

@@ -409,7 +409,7 @@ void ComparisonPanel(Simulation& sim, UiState& ui, ImVec2 display) {
       const double eff = sim.EffectiveRestitution(p.first, p.second);
       ImGui::BulletText("%s/%s  %.3f / %s", hook->rigid_model().GeomName(p.first).c_str(),
                         hook->rigid_model().GeomName(p.second).c_str(),
-                        hook->rigid_model().PairRestitution(p.first, p.second),
+                        hook->restitution().Pair(p.first, p.second),
                         eff < 0 ? "not measured" : FormatNumber(eff).c_str());
     }
   }

@@ -41,7 +41,7 @@ namespace {
 
 // One point from MuJoCo's description of it; the anchor is its position in geom2's frame
 // (geom_xmat is row-major: columns are the local axes)
-void AddPoint(const Model& model, const mjData* d, int g1, int g2, const mjtNum pos[3], const mjtNum frame[9],
+void AddPoint(const mjData* d, int g1, int g2, const mjtNum pos[3], const mjtNum frame[9],
               double gap, int condim, int mj_index, std::vector<ContactPoint>& points) {
   ContactPoint& p = points.emplace_back();
   p.id.geom1 = g1;
@@ -53,7 +53,6 @@ void AddPoint(const Model& model, const mjData* d, int g1, int g2, const mjtNum 
   p.id.anchor = R.transpose() * (p.pos - x2);
   p.gap = gap;
   p.condim = condim;
-  p.restitution = model.PairRestitution(g1, g2);
   p.mj_index = mj_index;
 }
 
@@ -64,7 +63,7 @@ void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>
   for (int i = 0; i < d->ncon; i++) {
     const mjContact& c = d->contact[i];
     if (c.exclude >= 2) continue;  // fused bodies, equality-excluded, no degrees of freedom
-    AddPoint(model, d, c.geom1, c.geom2, c.pos, c.frame, c.dist - c.includemargin, c.dim, i, points);
+    AddPoint(d, c.geom1, c.geom2, c.pos, c.frame, c.dist - c.includemargin, c.dim, i, points);
   }
 }
 
@@ -131,7 +130,7 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
     const int num = collide(m, d, con, g1, g2, margin);
     for (int i = 0; i < num; i++) {
       CompleteFrame(con[i].frame);
-      AddPoint(model, d, g1, g2, con[i].pos, con[i].frame, con[i].dist - (margin - gap), condim, -1, points);
+      AddPoint(d, g1, g2, con[i].pos, con[i].frame, con[i].dist - (margin - gap), condim, -1, points);
     }
   }
 }

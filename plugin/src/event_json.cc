@@ -159,7 +159,7 @@ std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing
   out << ",\"geom2\":";
   String(out, model.GeomName(ev.contact.geom2));
   out << ",\"restitution\":";
-  Number(out, model.PairRestitution(ev.contact.geom1, ev.contact.geom2));
+  Number(out, ev.restitution);
   out << ",\"transversality\":";
   Number(out, xi.transversality);
   out << ",\"transversality_rel\":";

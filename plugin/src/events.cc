@@ -33,7 +33,8 @@ std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const Stat
   return released;
 }
 
-RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const Mode& mode,
+RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                          const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
                           bool complete) {
   const HybridState s{x, mode};
@@ -54,6 +55,7 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const 
   if (match.back() < 0) throw NumericalError("touchdown contact vanished at its event");
   const ContactPoint trigger = points[match.back()];
   ev.contact = trigger.id;
+  ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger);
   std::vector<ContactId> candidates = s.mode.contacts;
   candidates.push_back(trigger.id);
@@ -66,25 +68,25 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const 
   }
 
   const Eigen::VectorXd f_minus = ModeVectorField(model, data, s.x, s.mode);
-  ev.impact = SolveImpact(model, data, s.x, candidates);
+  ev.impact = SolveImpact(model, data, restitution, s.x, candidates);
   ev.x_plus = s.x;
   ev.x_plus.qvel = ev.impact.qvel_plus;
   ev.mode_after = ev.impact.sustained;
   ev.released = ReleasePulling(model, data, ev.x_plus, ev.mode_after, force_tol, &ev.rank_after);
   ev.xi = ComputeTransversality(f_minus, grad_g);
   ev.complete = false;
-  if (complete) CompleteEvent(model, data, ev);
+  if (complete) CompleteEvent(model, data, restitution, ev);
   return ev;
 }
 
-void CompleteEvent(const Model& model, Data& data, RigidEvent& ev) {
+void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev) {
   if (ev.complete) return;
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, ev.mode_after);
   if (ev.kind == EventKind::kTouchdown) {
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
     const ResetJacobian reset = impulse_set.empty()
                                     ? ResetJacobian::Identity(model.nv(), model.na())
-                                    : ImpactResetJacobian(model, data, ev.x_minus, impulse_set);
+                                    : ImpactResetJacobian(model, data, restitution, ev.x_minus, impulse_set);
     ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g);
   } else {
     const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, ev.x_minus, ev.mode_before, ev.mode_index);
@@ -93,8 +95,8 @@ void CompleteEvent(const Model& model, Data& data, RigidEvent& ev) {
   ev.complete = true;
 }
 
-RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
-                        double force_tol, bool complete) {
+RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                        const State& x, const Mode& mode, int k, double force_tol, bool complete) {
   const HybridState s{x, mode};
   RigidEvent ev;
   ev.kind = EventKind::kLiftoff;
@@ -105,6 +107,7 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mo
   ev.x_plus = s.x;
   ev.contact = s.mode.contacts[k];
   ev.mode_index = k;
+  ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
 
   const Eigen::VectorXd f_minus = ModeVectorField(model, data, s.x, s.mode);
   ev.mode_after = s.mode;
@@ -127,7 +130,7 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mo
   ev.complete = false;
   if (complete) {
     ev.xi.f_minus = f_minus;
-    CompleteEvent(model, data, ev);
+    CompleteEvent(model, data, restitution, ev);
     return ev;
   }
   // the transversality alone: the guard's derivative along F⁻ (central, two mode evaluations)
@@ -145,14 +148,15 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mo
   return ev;
 }
 
-RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
-                                 double force_tol) {
+RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                                 const State& x, const Mode& mode, int k, double force_tol) {
   RigidEvent ev;
   ev.kind = EventKind::kLiftoff;
   ev.time = x.time;
   ev.mode_before = mode;
   ev.x_minus = ev.x_plus = x;
   ev.contact = mode.contacts[k];
+  ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
   const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, mode);
   EvaluatePosition(model, data.main(), x.qpos.data());
   const std::vector<ContactPoint> points = ListContacts(model, data.main());

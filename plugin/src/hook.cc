@@ -59,7 +59,8 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
   lazy_ = options_.xi_on_demand && !options_.covariance &&
           (options_.propagation == Propagation::kEvents || options_.propagation == Propagation::kCompliant);
   model_ = std::make_unique<Model>(m, options_.model);
-  if (options_.restitution == RestitutionSource::kOverride) model_->SetRestitution(options_.restitution_override);
+  restitution_ = RestitutionTable(*model_);
+  if (options_.restitution == RestitutionSource::kOverride) restitution_.SetAll(options_.restitution_override);
   data_ = std::make_unique<Data>(*model_);
   force_tol_ = DefaultForceTolerance(m);
   if (options_.near_miss_distance < 0) options_.near_miss_distance = 0.1 * model_->detect_margin();

@@ -21,7 +21,7 @@ namespace saltation {
 // an event's moment as CompleteXi needs it
 struct HookDeferred {
   Eigen::VectorXd ctrl, qfrc_applied, xfrc_applied;
-  std::vector<std::pair<ContactId, double>> restitution;  // per pair involved
+  RestitutionTable restitution;  // the table as it was at the event
   // simultaneous groups: the first event's state and mode, and the group in order
   State x;
   Mode mode;
@@ -68,7 +68,7 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     }
     if (options_.restitution == RestitutionSource::kAuto) {
       const double e = tracker_->EffectiveRestitution(c.id.geom1, c.id.geom2);
-      if (e >= 0) model_->SetPairRestitution(c.id.geom1, c.id.geom2, e);
+      if (e >= 0) restitution_.SetPair(c.id.geom1, c.id.geom2, e);
     }
 
     HookEvent ev;
@@ -80,11 +80,11 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     ev.has_xi = true;
     try {
       if (c.type == Crossing::kTouchdown) {
-        ev.rigid = TouchdownEvent(*model_, *data_, x, mode_, c.id, model_->options().contact_tol, force_tol_, !lazy_);
+        ev.rigid = TouchdownEvent(*model_, *data_, restitution_, x, mode_, c.id, model_->options().contact_tol, force_tol_, !lazy_);
       } else if (c.type == Crossing::kLiftoff) {
-        ev.rigid = LiftoffEvent(*model_, *data_, x, mode_, c.k, force_tol_, !lazy_);
+        ev.rigid = LiftoffEvent(*model_, *data_, restitution_, x, mode_, c.k, force_tol_, !lazy_);
       } else {
-        ev.rigid = KinematicReleaseEvent(*model_, *data_, x, mode_, c.k, force_tol_);
+        ev.rigid = KinematicReleaseEvent(*model_, *data_, restitution_, x, mode_, c.k, force_tol_);
         ev.proxy = true;
       }
     } catch (const NumericalError& e) {
@@ -98,17 +98,10 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     }
     ev.contact = ev.rigid.contact;
     ev.xi_pending = !ev.rigid.complete;
-    if (ev.xi_pending) {
-      // the restitution each candidate of the impact had
-      const ImpactResult& impact = ev.rigid.impact;
-      for (size_t i = 0; i < impact.candidates.size() && i < impact.restitution.size(); i++) {
-        deferred->restitution.emplace_back(impact.candidates[i], impact.restitution[i]);
-      }
-      ev.deferred = deferred;
-    }
+    if (ev.xi_pending) ev.deferred = deferred;
     ev.rigid.bracket_lo = ev.bracket_lo;
     ev.rigid.bracket_hi = ev.bracket_hi;
-    ev.restitution = model_->PairRestitution(c.id.geom1, c.id.geom2);
+    ev.restitution = ev.rigid.restitution;
     ev.kind = EventKindName(ev.rigid.kind);
     ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
     if (ev.grazing && ev.rigid.kind == EventKind::kTouchdown) ev.kind = "graze";
@@ -153,14 +146,14 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
       sim.xi_pending = true;
       sim.order_spread = std::numeric_limits<double>::quiet_NaN();
     } else {
-      ComposeOrderings(first.rigid.x_minus, first.rigid.mode_before, group, sim);
+      ComposeOrderings(restitution_, first.rigid.x_minus, first.rigid.mode_before, group, sim);
     }
     Emit(sim);
     break;
   }
 }
 
-void Hook::ComposeOrderings(const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
+void Hook::ComposeOrderings(const RestitutionTable& restitution, const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
                             HookEvent& sim) {
   // both orderings, each event with its own intermediate mode, at the first event's state
   auto compose = [&](const std::vector<ContactId>& order) {
@@ -169,7 +162,7 @@ void Hook::ComposeOrderings(const State& x0, const Mode& mode0, const std::vecto
     Eigen::MatrixXd C = Eigen::MatrixXd::Identity(TangentDim(m_), TangentDim(m_));
     for (const ContactId& id : order) {
       if (FindInMode(mode, id, 1e-12) >= 0) continue;
-      const RigidEvent ev = TouchdownEvent(*model_, *data_, x, mode, id, -1.0, force_tol_);
+      const RigidEvent ev = TouchdownEvent(*model_, *data_, restitution, x, mode, id, -1.0, force_tol_);
       C = ev.xi.Dense() * C;
       x = ev.x_plus;
       mode = ev.mode_after;
@@ -192,14 +185,7 @@ std::shared_ptr<HookDeferred> Hook::Defer(const SavedStep& base) const {
   deferred->ctrl = base.ctrl;
   deferred->qfrc_applied = base.qfrc_applied;
   deferred->xfrc_applied = base.xfrc_applied;
-  if (options_.restitution == RestitutionSource::kAuto) {
-    for (const auto& [pair, e] : tracker_->measured()) {
-      ContactId id;
-      id.geom1 = pair.first;
-      id.geom2 = pair.second;
-      deferred->restitution.emplace_back(id, model_->PairRestitution(pair.first, pair.second));
-    }
-  }
+  deferred->restitution = restitution_;
   return deferred;
 }
 
@@ -211,24 +197,18 @@ void Hook::CompleteXi(HookEvent& ev) {
     mju_copy(w->qfrc_applied, deferred.qfrc_applied.data(), m_->nv);
     mju_copy(w->xfrc_applied, deferred.xfrc_applied.data(), 6 * m_->nbody);
   }
-  // the restitution in force at the event (auto: measured values change over the run)
-  std::vector<std::pair<ContactId, double>> now;
-  for (const auto& [id, e] : deferred.restitution) {
-    now.emplace_back(id, model_->PairRestitution(id.geom1, id.geom2));
-    model_->SetPairRestitution(id.geom1, id.geom2, e);
-  }
+  // with the restitution in force at the event (auto: measured values change over the run)
   try {
     if (ev.kind == "simultaneous") {
-      ComposeOrderings(deferred.x, deferred.mode, deferred.group, ev);
+      ComposeOrderings(deferred.restitution, deferred.x, deferred.mode, deferred.group, ev);
     } else {
-      CompleteEvent(*model_, *data_, ev.rigid);
+      CompleteEvent(*model_, *data_, deferred.restitution, ev.rigid);
       ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
     }
   } catch (const NumericalError&) {
     ev.has_xi = false;  // Ξ undefined at this event (it grazes)
     ev.grazing = true;
   }
-  for (const auto& [id, e] : now) model_->SetPairRestitution(id.geom1, id.geom2, e);
   ev.xi_pending = false;
   ev.deferred.reset();
 }

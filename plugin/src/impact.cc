@@ -8,15 +8,22 @@
 namespace saltation {
 namespace {
 
+// e of each contact's geom pair in the table
+std::vector<double> PairRestitutions(const RestitutionTable& restitution, const std::vector<ContactId>& ids) {
+  std::vector<double> e(ids.size());
+  for (size_t k = 0; k < ids.size(); k++) e[k] = restitution.Pair(ids[k].geom1, ids[k].geom2);
+  return e;
+}
+
 // rows of the contacts selected by `in_set` (each contact's rows, in order), then equality rows;
-// `restitution_rows` gets e for normal rows and 0 for the others
+// `restitution_rows` gets e (per contact) for normal rows and 0 for the others
 struct SelectedRows {
   RowMatrix J;
   Eigen::VectorXd restitution_rows;
   std::vector<int> normal_row;  // per candidate, −1 when not selected
 };
 
-SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet& all,
+SelectedRows SelectRows(const Model& model, const ConstraintSet& all, const std::vector<double>& e,
                         const std::vector<bool>& in_set) {
   const int ncand = static_cast<int>(all.points.size());
   const int neq = all.J.rows() - all.ncontact_rows;
@@ -31,7 +38,7 @@ SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet
     if (!in_set[k]) continue;
     const int count = ContactRowCount(all.points[k]);
     sel.J.middleRows(r, count) = all.J.middleRows(all.normal_row[k], count);
-    sel.restitution_rows(r) = all.points[k].restitution;
+    sel.restitution_rows(r) = e[k];
     sel.normal_row[k] = r;
     r += count;
   }
@@ -91,8 +98,8 @@ std::vector<ContactId> ImpactResult::ImpulseSet() const {
   return set;
 }
 
-ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
-                         const std::vector<ContactId>& candidates) {
+ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable& restitution,
+                         const State& x_minus, const std::vector<ContactId>& candidates) {
   if (!IsFinite(x_minus)) throw NumericalError("impact state is not finite (NaN or Inf)");
   const mjModel* m = model.mj();
   mjData* d = data.main();
@@ -105,11 +112,8 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
 
   ImpactResult out;
   out.normal_velocity_minus.resize(ncand);
-  out.restitution.resize(ncand);
-  for (int k = 0; k < ncand; k++) {
-    out.normal_velocity_minus(k) = all.J.row(all.normal_row[k]).dot(v);
-    out.restitution[k] = all.points[k].restitution;
-  }
+  out.restitution = PairRestitutions(restitution, cand);
+  for (int k = 0; k < ncand; k++) out.normal_velocity_minus(k) = all.J.row(all.normal_row[k]).dot(v);
   const double vscale = std::max(1.0, v.norm());
   const double vtol = model.options().velocity_tol * vscale;
 
@@ -124,7 +128,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
       throw NumericalError("impact complementarity problem did not settle in " +
                            std::to_string(max_iter) + " active-set changes");
     }
-    sel = SelectRows(model, d, all, in_set);
+    sel = SelectRows(model, all, out.restitution, in_set);
     v_plus = ApplyImpulse(model, d, sel, v, &impulse, &out.rank);
     const double itol = 1e-10 * std::max(1.0, impulse.size() ? impulse.cwiseAbs().maxCoeff() : 0.0);
     // a contact pulling: release the worst
@@ -181,7 +185,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
     if (vn > vtol && vn < model.options().min_bounce_speed) held[k] = extend = true;
   }
   if (extend) {
-    const SelectedRows wider = SelectRows(model, d, all, held);
+    const SelectedRows wider = SelectRows(model, all, out.restitution, held);
     Eigen::VectorXd wider_impulse;
     int wider_rank = 0;
     const Eigen::VectorXd wider_v = ApplyImpulse(model, d, wider, v, &wider_impulse, &wider_rank);
@@ -213,7 +217,8 @@ ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
   return out;
 }
 
-Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const RestitutionTable& restitution,
+                               const Eigen::VectorXd& qpos,
                                const Eigen::VectorXd& qvel_minus,
                                const std::vector<ContactId>& impulse_set, int* rank,
                                PsdSolver::Method method) {
@@ -221,7 +226,8 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::Vect
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
   const ConstraintSet all = ModeConstraints(model, d, impulse_set, points);
-  const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
+  const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
+                                      std::vector<bool>(impulse_set.size(), true));
   return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank, method);
 }
 
@@ -241,8 +247,8 @@ ResetJacobian ResetJacobian::Identity(int nv, int na) {
   return r;
 }
 
-ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x_minus,
-                                  const std::vector<ContactId>& impulse_set) {
+ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
+                                  const State& x_minus, const std::vector<ContactId>& impulse_set) {
   const mjModel* m = model.mj();
   const int nv = m->nv;
   mjData* d = data.main();
@@ -253,7 +259,8 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points);
   const ConstraintSet all = ModeConstraints(model, d, impulse_set, points);
-  const SelectedRows sel = SelectRows(model, d, all, std::vector<bool>(impulse_set.size(), true));
+  const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
+                                      std::vector<bool>(impulse_set.size(), true));
   out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
   const int nrow = sel.J.rows();
   // the center's choice of solver, kept by every difference column below
@@ -281,20 +288,21 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x
     mj_integratePos(m, qp.data(), dq.data(), 1.0);
     mj_integratePos(m, qm.data(), dq.data(), -1.0);
     const PsdSolver::Method method = nrow > 0 ? solver.method() : PsdSolver::Method::kPseudoInverse;
-    out.dv_dq.col(i) = (ImpactVelocity(model, data, qp, x_minus.qvel, impulse_set, nullptr, method) -
-                        ImpactVelocity(model, data, qm, x_minus.qvel, impulse_set, nullptr, method)) /
+    out.dv_dq.col(i) = (ImpactVelocity(model, data, restitution, qp, x_minus.qvel, impulse_set, nullptr, method) -
+                        ImpactVelocity(model, data, restitution, qm, x_minus.qvel, impulse_set, nullptr, method)) /
                        (2 * eps);
   }
   return out;
 }
 
-Eigen::MatrixXd ImpactResetJacobianFD(const Model& model, Data& data, const State& x_minus,
+Eigen::MatrixXd ImpactResetJacobianFD(const Model& model, Data& data, const RestitutionTable& restitution,
+                                      const State& x_minus,
                                       const std::vector<ContactId>& candidates, double eps) {
   const mjModel* m = model.mj();
   const int n = model.ndx();
   auto reset = [&](const State& x) {
     State y = x;
-    y.qvel = SolveImpact(model, data, x, candidates).qvel_plus;
+    y.qvel = SolveImpact(model, data, restitution, x, candidates).qvel_plus;
     return y;
   };
   const State y0 = reset(x_minus);

@@ -34,29 +34,6 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
   m_->njmax = std::max(m_->njmax, 2000);
 }
 
-double Model::PairRestitution(int geom1, int geom2) const {
-  if (!pair_restitution_.empty()) {
-    auto it = pair_restitution_.find({std::min(geom1, geom2), std::max(geom1, geom2)});
-    if (it != pair_restitution_.end()) return it->second;
-  }
-  return std::max(restitution_[geom1], restitution_[geom2]);
-}
-
-void Model::SetPairRestitution(int geom1, int geom2, double e) {
-  if (!std::isfinite(e) || e < 0 || e > 1) {
-    throw ConfigError("restitution " + std::to_string(e) + " is not in [0, 1]");
-  }
-  pair_restitution_[{std::min(geom1, geom2), std::max(geom1, geom2)}] = e;
-}
-
-void Model::SetRestitution(double e) {
-  if (!std::isfinite(e) || e < 0 || e > 1) {
-    throw ConfigError("restitution " + std::to_string(e) + " is not in [0, 1]");
-  }
-  std::fill(restitution_.begin(), restitution_.end(), e);
-  pair_restitution_.clear();
-}
-
 std::string Model::GeomName(int geom) const {
   const char* name = mj_id2name(m_.get(), mjOBJ_GEOM, geom);
   if (name && name[0]) return name;

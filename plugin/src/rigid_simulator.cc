@@ -73,7 +73,7 @@ double NormalVelocity(const Model& model, Data& data, const State& x, const Cont
 }  // namespace
 
 RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
-    : model_(model), options_(options), data_(model) {
+    : model_(model), options_(options), data_(model), restitution_(model) {
   const mjModel* m = model.mj();
   force_tol_ = options.force_tol >= 0 ? options.force_tol : DefaultForceTolerance(m);
   penetration_tol_ = options.penetration_tol >= 0 ? options.penetration_tol : 1e-3 * model.detect_margin();
@@ -298,9 +298,9 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
     const double t0 = s.x.time;
     RigidEvent event =
-        touchdown ? TouchdownEvent(model_, data_, at_event.x, at_event.mode, best_touchdown,
+        touchdown ? TouchdownEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_touchdown,
                                    options_.simultaneous_gap, force_tol_)
-                  : LiftoffEvent(model_, data_, at_event.x, at_event.mode, best_liftoff, force_tol_);
+                  : LiftoffEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_liftoff, force_tol_);
     event.bracket_lo = t0 + best_lo;
     event.bracket_hi = t0 + best_hi;
     s.x = event.x_plus;

@@ -42,7 +42,6 @@ struct ContactPoint {
   Eigen::Vector3d pos;      // midpoint between the surfaces (world)
   Eigen::Matrix3d frame;    // rows: normal (geom1 → geom2), tangent 1, tangent 2 (world)
   int condim = 1;           // 1: normal row only; ≥ 3: three translational rows (sticking)
-  double restitution = 0;   // of the geom pair
   int mj_index = -1;        // index in mjData::contact
 };
 

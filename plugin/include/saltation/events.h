@@ -10,6 +10,7 @@
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
+#include "saltation/restitution.h"
 #include "saltation/saltation_matrix.h"
 #include "saltation/tangent.h"
 
@@ -30,6 +31,9 @@ struct RigidEvent {
   State x_minus, x_plus;
   SaltationMatrix xi;
   ImpactResult impact;                    // touchdown only
+  // e of the trigger contact's geom pair in the table the event was made with: the value its
+  // impact used (touchdown), or the pair's value at the event (liftoff, slip: no impact)
+  double restitution = 0;
   std::vector<ContactId> released;        // contacts whose force turned negative after the event
   int rank_after = 0;                     // rank of J M⁻¹ Jᵀ in the mode after
   // false: what happens is known (mode after, x⁺, transversality) but Ξ is not assembled yet:
@@ -40,10 +44,12 @@ struct RigidEvent {
 };
 
 // Touchdown of contact `id` (not in the mode) at x: the impact over the mode's contacts, the
-// trigger and every other point within simultaneous_gap of touching; the mode after (sustained
-// contacts whose normal force is not pulling); DΔ, F⁻, F⁺, ∇g = (J_n, 0) and Ξ.
-// complete = false leaves out DΔ's configuration block and F⁺ (most of the cost).
-RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const Mode& mode,
+// trigger and every other point within simultaneous_gap of touching, each with e of its pair in
+// `restitution` (read only); the mode after (sustained contacts whose normal force is not
+// pulling); DΔ, F⁻, F⁺, ∇g = (J_n, 0) and Ξ. complete = false leaves out DΔ's configuration
+// block and F⁺ (most of the cost).
+RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                          const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
                           bool complete = true);
 
@@ -51,20 +57,22 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const State& x, const 
 // still presses when let slip becomes frictionless (kind kSlip), otherwise it leaves the mode
 // (kLiftoff). DΔ = I, ∇g = ∂λ_n/∂x, Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻).
 // complete = false leaves out ∇g (2·ndx mode evaluations) and F⁺; the transversality is then the
-// guard's directional derivative along F⁻.
-RigidEvent LiftoffEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
-                        double force_tol, bool complete = true);
+// guard's directional derivative along F⁻. `restitution` is only recorded (RigidEvent::restitution).
+RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                        const State& x, const Mode& mode, int k, double force_tol,
+                        bool complete = true);
 
 // Release of contact k of the mode at x declared kinematically: MuJoCo's contact has come apart
 // (gap beyond the hook's release_gap) while the rigid force never crossed zero. A liftoff with
 // DΔ = I and the touchdown guard's gradient (J_n, 0): Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻).
-RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const State& x, const Mode& mode, int k,
-                                 double force_tol);
+// `restitution` is only recorded (RigidEvent::restitution).
+RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                                 const State& x, const Mode& mode, int k, double force_tol);
 
-// Assembles Ξ of an event made with complete = false, at its own x⁻ and modes; the model's
-// restitution and data's inputs (ctrl, applied forces) must be those of the event. No-op when
-// the event is complete.
-void CompleteEvent(const Model& model, Data& data, RigidEvent& ev);
+// Assembles Ξ of an event made with complete = false, at its own x⁻ and modes; `restitution`
+// (the table the event was made with) and data's inputs (ctrl, applied forces) must be those of
+// the event. No-op when the event is complete.
+void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev);
 
 // Removes from the mode every contact whose normal force at x is below −force_tol (a sticking
 // one is first let slip), most negative first; returns those removed and reports the rank.

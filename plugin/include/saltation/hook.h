@@ -38,6 +38,7 @@
 #include "saltation/hook_event.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
+#include "saltation/restitution.h"
 
 namespace saltation {
 
@@ -95,6 +96,8 @@ class Hook {
   const Eigen::MatrixXd& covariance() const;
   const Eigen::MatrixXd& covariance_dreset() const;
 
+  // the restitution the next impacts use (the model's, the override, or with measured pairs)
+  const RestitutionTable& restitution() const { return restitution_; }
   // measured effective restitution of a geom pair (−1 when not measured yet)
   double EffectiveRestitution(int geom1, int geom2) const;
 
@@ -104,8 +107,8 @@ class Hook {
   // (hook_events.cc)
   std::vector<HookEvent> Process(std::vector<Crossing>& crossings, double dt);
   void EmitSimultaneous(const std::vector<HookEvent>& step_events);
-  void ComposeOrderings(const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
-                        HookEvent& sim);
+  void ComposeOrderings(const RestitutionTable& restitution, const State& x0, const Mode& mode0,
+                        const std::vector<ContactId>& group, HookEvent& sim);
   std::shared_ptr<HookDeferred> Defer(const SavedStep& base) const;
   void Emit(HookEvent ev);
 
@@ -114,6 +117,7 @@ class Hook {
   HookOptions options_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Data> data_;
+  RestitutionTable restitution_;  // what the impacts use (kOverride, kAuto write it)
   std::vector<std::string> untracked_;
   double force_tol_ = 0;
   bool lazy_ = false;      // Ξ on demand in effect

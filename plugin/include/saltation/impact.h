@@ -19,6 +19,7 @@
 #include "saltation/contacts.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
+#include "saltation/restitution.h"
 #include "saltation/tangent.h"
 
 namespace saltation {
@@ -30,7 +31,7 @@ struct ImpactResult {
   Eigen::VectorXd normal_impulse;             // Λ_n per candidate (≥ 0)
   Eigen::VectorXd normal_velocity_minus;      // J_n v⁻ per candidate
   Eigen::VectorXd normal_velocity_plus;       // J_n v⁺ per candidate
-  std::vector<double> restitution;            // e per candidate
+  std::vector<double> restitution;            // e per candidate (the table's, for its pair)
   Mode sustained;                             // candidates with J_n v⁺ ≈ 0 after the impact
   double kinetic_energy_minus = 0;            // ½ v⁻ᵀ M v⁻
   double kinetic_energy_plus = 0;             // ½ v⁺ᵀ M v⁺
@@ -42,14 +43,16 @@ struct ImpactResult {
   std::vector<ContactId> ImpulseSet() const;
 };
 
-// Solves the impact complementarity problem at x⁻ over the candidate contacts.
-ImpactResult SolveImpact(const Model& model, Data& data, const State& x_minus,
-                         const std::vector<ContactId>& candidates);
+// Solves the impact complementarity problem at x⁻ over the candidate contacts, each with e of its
+// geom pair in `restitution`.
+ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable& restitution,
+                         const State& x_minus, const std::vector<ContactId>& candidates);
 
 // v⁺ for a fixed impulse set at configuration qpos (the impact map with S held fixed). method:
 // how J M⁻¹ Jᵀ is solved (the pseudo-inverse unless a caller differentiating the map fixes the
 // one its center chose, PsdSolver).
-Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const RestitutionTable& restitution,
+                               const Eigen::VectorXd& qpos,
                                const Eigen::VectorXd& qvel_minus,
                                const std::vector<ContactId>& impulse_set, int* rank = nullptr,
                                PsdSolver::Method method = PsdSolver::Method::kPseudoInverse);
@@ -68,12 +71,13 @@ struct ResetJacobian {
   Eigen::MatrixXd Dense() const;
   static ResetJacobian Identity(int nv, int na);
 };
-ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const State& x_minus,
-                                  const std::vector<ContactId>& impulse_set);
+ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
+                                  const State& x_minus, const std::vector<ContactId>& impulse_set);
 
 // Finite-difference twin: DΔ (ndx × ndx) by central differences of the whole impact map
 // (SolveImpact re-solved at every perturbed state, so S is free to change).
-Eigen::MatrixXd ImpactResetJacobianFD(const Model& model, Data& data, const State& x_minus,
+Eigen::MatrixXd ImpactResetJacobianFD(const Model& model, Data& data, const RestitutionTable& restitution,
+                                      const State& x_minus,
                                       const std::vector<ContactId>& candidates, double eps = 1e-6);
 
 // Plastic impact projection P = I − M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁺J (nv × nv) for the rows of `contacts` at

@@ -1,8 +1,8 @@
 // Model / Data split of the rigid hybrid model.
 //
-// Model is built once from a user's mjModel and never changes: sizes, options, per-geom
-// restitution and a private copy of the mjModel whose margins and gaps are both enlarged by the
-// detection margin. Enlarging margin and gap together keeps includemargin = margin − gap, so the
+// Model is built once from a user's mjModel and never changes (no setters): sizes, options,
+// per-geom restitution (run-time values live in a RestitutionTable, restitution.h) and a private
+// copy of the mjModel whose margins and gaps are both enlarged by the detection margin. Enlarging margin and gap together keeps includemargin = margin − gap, so the
 // rigid surface (guard zero) is where MuJoCo puts it, while contacts up to the detection margin
 // away are reported with their signed distance. Data holds the mjData workspaces used to evaluate
 // the model; make one per thread.
@@ -11,7 +11,6 @@
 
 #include <mujoco/mujoco.h>
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,13 +61,9 @@ class Model {
   int ndx() const { return 2 * m_->nv + m_->na; }
   double detect_margin() const { return detect_margin_; }
 
-  // restitution of a geom, and of a contact between two geoms (the larger of the two)
+  // restitution of a geom as the model's <custom> fields give it; what impacts use at run time
+  // (overrides, measured values) is a RestitutionTable built from these (restitution.h)
   double GeomRestitution(int geom) const { return restitution_[geom]; }
-  double PairRestitution(int geom1, int geom2) const;
-  // overrides every geom's restitution (e.g. from a command-line option); ConfigError if not in [0, 1]
-  void SetRestitution(double e);
-  // overrides one geom pair's restitution (e.g. a measured effective value); ConfigError if not in [0, 1]
-  void SetPairRestitution(int geom1, int geom2, double e);
 
   // the geom's name, or "#id" when it has none
   std::string GeomName(int geom) const;
@@ -78,7 +73,6 @@ class Model {
   Options options_;
   double detect_margin_ = 0;
   std::vector<double> restitution_;
-  std::map<std::pair<int, int>, double> pair_restitution_;
 };
 
 // Per-thread workspaces for a Model.

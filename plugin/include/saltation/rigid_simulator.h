@@ -23,6 +23,7 @@
 #include "saltation/mode_dynamics.h"
 #include "saltation/mode_flow.h"
 #include "saltation/model.h"
+#include "saltation/restitution.h"
 #include "saltation/saltation_matrix.h"
 #include "saltation/tangent.h"
 
@@ -54,6 +55,11 @@ class RigidSimulator {
   // Controls held constant during integration (nu); ConfigError on a size mismatch or NaN.
   void SetControl(const Eigen::VectorXd& ctrl);
 
+  // The restitution the impacts use: the model's <custom> values until set otherwise (e.g. one
+  // value for every contact from a command-line option); events record the value they used.
+  void SetRestitution(const RestitutionTable& restitution) { restitution_ = restitution; }
+  const RestitutionTable& restitution() const { return restitution_; }
+
   // The hybrid state at x: the mode holds every touching (|gap| ≤ contact_tol), resting
   // (|J_n v| ≤ velocity_tol) contact whose normal force is non-negative. NumericalError when a
   // contact penetrates by more than contact_tol or the state is not finite.
@@ -78,6 +84,7 @@ class RigidSimulator {
   const Model& model_;
   SimulatorOptions options_;
   Data data_;
+  RestitutionTable restitution_;
   double grid_origin_ = 0;
   double force_tol_ = 0;
   double penetration_tol_ = 0;

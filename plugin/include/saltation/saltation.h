@@ -15,6 +15,7 @@
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
 #include "saltation/psd_solver.h"
+#include "saltation/restitution.h"
 #include "saltation/rigid_simulator.h"
 #include "saltation/saltation_matrix.h"
 #include "saltation/tangent.h"
