@@ -1,5 +1,7 @@
 #include "crossings.h"
 
+#include "mujoco_stages.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -65,9 +67,7 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   const int rows = static_cast<int>(g.J.rows());
   // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
   // of a full solve per row)
-  w.JMinv.resize(rows, nv);
-  mj_solveM2(model_.mj(), const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), rows);
-  w.A.noalias() = w.JMinv * w.JMinv.transpose();
+  ConstraintMassHalf(model_.mj(), d, g.J, w.JMinv, w.A);
   Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
   w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
   if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode.contacts.size() &&

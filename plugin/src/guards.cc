@@ -1,5 +1,7 @@
 #include "saltation/guards.h"
 
+#include "mujoco_stages.h"
+
 #include "saltation/mode_flow.h"
 
 namespace saltation {
@@ -52,9 +54,7 @@ Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State
       }
       mju_copy(d->qvel, xs.qvel.data(), nv);
       mju_copy(d->act, xs.act.data(), na);
-      mj_fwdVelocity(m, d);
-      mj_fwdActuation(m, d);
-      mj_fwdAcceleration(m, d);
+      SmoothStages(m, d);
       const Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
       const Eigen::VectorXd bias = ConstraintBias(model, data, xs, mode.contacts);
       solver.Solve(-(J * a_s + bias), lambda);
@@ -65,9 +65,7 @@ Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State
   // data.main() back at x, as EvaluateMode leaves it
   mju_copy(d->qvel, x.qvel.data(), nv);
   mju_copy(d->act, x.act.data(), na);
-  mj_fwdVelocity(m, d);
-  mj_fwdActuation(m, d);
-  mj_fwdAcceleration(m, d);
+  SmoothStages(m, d);
   return grad;
 }
 

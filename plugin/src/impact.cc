@@ -1,5 +1,7 @@
 #include "saltation/impact.h"
 
+#include "mujoco_stages.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -67,9 +69,9 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
     if (rank) *rank = 0;
     return v_minus;
   }
-  RowMatrix JMinv(nrow, model.nv());
-  mj_solveM(model.mj(), d, JMinv.data(), sel.J.data(), nrow);
-  const Eigen::MatrixXd A = sel.J * JMinv.transpose();
+  RowMatrix JMinv;
+  Eigen::MatrixXd A;
+  ConstraintMass(model.mj(), d, sel.J, JMinv, A);
   const Eigen::VectorXd Jv = sel.J * v_minus;
   const Eigen::VectorXd target =
       -AppliedRestitution(model, sel.restitution_rows, Jv).cwiseProduct(Jv.cwiseMin(0.0));
@@ -266,9 +268,9 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   // the center's choice of solver, kept by every difference column below
   PsdSolver solver;
   if (nrow > 0) {
-    RowMatrix JMinv(nrow, nv);
-    mj_solveM(m, d, JMinv.data(), sel.J.data(), nrow);
-    const Eigen::MatrixXd A = sel.J * JMinv.transpose();
+    RowMatrix JMinv;
+    Eigen::MatrixXd A;
+    ConstraintMass(m, d, sel.J, JMinv, A);
     // rows whose J v⁻ ≥ 0 get no restitution target
     const Eigen::VectorXd Jv = sel.J * x_minus.qvel;
     const Eigen::VectorXd e = AppliedRestitution(model, sel.restitution_rows, Jv);
@@ -329,10 +331,11 @@ Eigen::MatrixXd PlasticProjection(const Model& model, Data& data, const Eigen::V
   const RowMatrix J = set.J.topRows(set.ncontact_rows);
   Eigen::MatrixXd P = Eigen::MatrixXd::Identity(nv, nv);
   if (J.rows() == 0) return P;
-  RowMatrix JMinv(J.rows(), nv);
-  mj_solveM(m, d, JMinv.data(), J.data(), J.rows());
+  RowMatrix JMinv;
+  Eigen::MatrixXd A;
+  ConstraintMass(m, d, J, JMinv, A);
   PsdSolver solver;
-  solver.Compute(J * JMinv.transpose(), model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
+  solver.Compute(A, model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
   P -= JMinv.transpose() * solver.Solve(Eigen::MatrixXd(J));
   return P;
 }

@@ -1,5 +1,7 @@
 #include "saltation/mode_dynamics.h"
 
+#include "mujoco_stages.h"
+
 #include "saltation/errors.h"
 
 namespace saltation {
@@ -91,9 +93,7 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points);
   mj_transmission(m, d);
-  mj_fwdVelocity(m, d);
-  mj_fwdActuation(m, d);
-  mj_fwdAcceleration(m, d);
+  SmoothStages(m, d);
 
   ModeDynamics out;
   out.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
@@ -107,9 +107,8 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   if (nrow == 0) return out;
 
   // J M⁻¹ (rows of J are right-hand sides; M is symmetric)
-  out.JMinv.resize(nrow, nv);
-  mj_solveM(m, d, out.JMinv.data(), J.data(), nrow);
-  const Eigen::MatrixXd A = J * out.JMinv.transpose();
+  Eigen::MatrixXd A;
+  ConstraintMass(m, d, J, out.JMinv, A);
   const Eigen::VectorXd bias = ConstraintBias(model, data, x, mode.contacts);
   out.rank = SolvePsd(A, -(J * out.qacc_smooth + bias), model.options().rank_tol, out.lambda);
   out.qacc += out.JMinv.transpose() * out.lambda;
@@ -153,16 +152,14 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points);
   mj_transmission(m, d);
   e.J = ModeConstraints(model, d, mode.contacts, points).J;
-  mj_fwdVelocity(m, d);
-  mj_fwdActuation(m, d);
-  mj_fwdAcceleration(m, d);
+  SmoothStages(m, d);
   e.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
   e.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);
   e.qacc = e.qacc_smooth;
   const int nrow = e.J.rows();
   if (nrow == 0) return e;
-  e.JMinv.resize(nrow, nv);
-  mj_solveM(m, d, e.JMinv.data(), e.J.data(), nrow);
+  Eigen::MatrixXd A;
+  ConstraintMass(m, d, e.J, e.JMinv, A);
   const double h = model.options().jdot_step;
   if (x.qvel.squaredNorm() > 0) {
     Eigen::VectorXd qp = x.qpos, qm = x.qpos;
@@ -172,7 +169,6 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   } else {
     e.Jdot = RowMatrix::Zero(nrow, nv);
   }
-  const Eigen::MatrixXd A = e.J * e.JMinv.transpose();
   const Eigen::VectorXd rhs = -(e.J * e.qacc_smooth + e.Jdot * x.qvel);
   e.solver.Compute(A, model.options().rank_tol, method);
   e.solver.Solve(rhs, e.lambda);
@@ -204,9 +200,7 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
     } else {
       d->act[i - nv] += eps;
     }
-    mj_fwdVelocity(m, d);
-    mj_fwdActuation(m, d);
-    mj_fwdAcceleration(m, d);
+    SmoothStages(m, d);
     das.col(i) = (Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv) - center.qacc_smooth) / eps;
     dact.col(i) = (Eigen::Map<const Eigen::VectorXd>(d->act_dot, na) - center.act_dot) / eps;
     if (i < nv) {
