@@ -96,8 +96,8 @@ Counts CountAllocations(const std::function<ModelPtr()>& load, int warmup, int s
   c.plain = g_allocations.load() - before;
   // records that need no localisation (near misses, measured restitution) may fall in the window
   for (size_t i = events; i < hook.events().size(); i++) {
-    const std::string& kind = hook.events()[i].kind;
-    EXPECT_TRUE(kind == "near_miss" || kind == "restitution") << kind << " in the counted steps: choose another window";
+    const EventKind kind = hook.events()[i].kind;
+    EXPECT_TRUE(kind == EventKind::kNearMiss || kind == EventKind::kRestitution) << EventKindName(kind) << " in the counted steps: choose another window";
   }
   return c;
 }

@@ -38,7 +38,7 @@ std::vector<HookEvent> RunHook(Hook& hook, mjModel* m, mjData* d, double duratio
   return hook.events();
 }
 
-const HookEvent* First(const std::vector<HookEvent>& events, const std::string& kind) {
+const HookEvent* First(const std::vector<HookEvent>& events, EventKind kind) {
   for (const HookEvent& e : events) {
     if (e.kind == kind) return &e;
   }
@@ -189,7 +189,7 @@ TEST_F(HookTest, TouchdownBracketHoldsOnMujocosOwnSubSteps) {
   while (!td && d->time < 1) {
     hook.Step(d.get());
     for (const HookEvent& ev : hook.events()) {
-      if ((ev.kind == "touchdown" || ev.kind == "graze") && (ev.contact.geom1 == wall || ev.contact.geom2 == wall)) td = &ev;
+      if ((ev.kind == EventKind::kTouchdown || ev.kind == EventKind::kGraze) && (ev.contact.geom1 == wall || ev.contact.geom2 == wall)) td = &ev;
     }
   }
   ASSERT_NE(td, nullptr);
@@ -230,7 +230,7 @@ TEST_F(HookTest, TouchdownTimeIsLocalisedInsideTheStep) {
     Hook hook(m.get());
     DataPtr d(mj_makeData(m.get()));
     const std::vector<HookEvent> events = RunHook(hook, m.get(), d.get(), 0.6);
-    const HookEvent* td = First(events, "touchdown");
+    const HookEvent* td = First(events, EventKind::kTouchdown);
     ASSERT_NE(td, nullptr);
     const double err = td->time - t_exact;
     std::printf("[ event time ] %-5s touchdown %.9f s, analytic %.9f s, error %.2e s, bracket %.1e s\n",
@@ -267,7 +267,7 @@ TEST_F(HookTest, XiAtCompliantTouchdownEqualsCoreXi) {
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
   const std::vector<HookEvent> events = RunHook(hook, m.get(), d.get(), 0.6);
-  const HookEvent* td = First(events, "touchdown");
+  const HookEvent* td = First(events, EventKind::kTouchdown);
   ASSERT_NE(td, nullptr);
   ASSERT_TRUE(td->has_xi);
   const double v_minus = td->rigid.x_minus.qvel(0);
@@ -309,7 +309,7 @@ TEST_F(HookTest, GrazingSweepKeepsXiTimesSpeedConstantAndFlagsSlowLandings) {
     EXPECT_NEAR(product, (1 + e) * kG, 0.01 * (1 + e) * kG);
     EXPECT_NEAR(-v_minus, speed, 0.01 * speed);
     EXPECT_EQ(td->grazing, speed < 0.05) << "v = " << speed;
-    EXPECT_EQ(td->kind, speed < 0.05 ? "graze" : "touchdown");
+    EXPECT_EQ(td->kind, speed < 0.05 ? EventKind::kGraze : EventKind::kTouchdown);
   }
 }
 
@@ -333,11 +333,11 @@ TEST_F(HookTest, NearMissIsRecorded) {
   const double clearance = 5e-4, rise = 1.2 - 0.6 - clearance;  // ball top to ceiling bottom
   d->qvel[0] = std::sqrt(2 * kG * rise);
   const std::vector<HookEvent> events = RunHook(hook, m.get(), d.get(), 0.5);
-  const HookEvent* miss = First(events, "near_miss");
+  const HookEvent* miss = First(events, EventKind::kNearMiss);
   ASSERT_NE(miss, nullptr);
   EXPECT_EQ(ContactLabel(hook.rigid_model(), miss->contact), "ball/ceiling");
   EXPECT_NEAR(miss->min_gap, clearance, 2e-5);
-  EXPECT_EQ(First(events, "touchdown"), nullptr);
+  EXPECT_EQ(First(events, EventKind::kTouchdown), nullptr);
 }
 
 // A box landing flat: its four corners cross together, one simultaneous group, both orderings'
@@ -349,7 +349,7 @@ TEST_F(HookTest, FlatBoxGivesOneSimultaneousGroupWithOrderSpread) {
   const std::vector<HookEvent> events = RunHook(hook, m.get(), d.get(), 0.5);
   int groups = 0;
   for (const HookEvent& ev : events) {
-    if (ev.kind != "simultaneous") continue;
+    if (ev.kind != EventKind::kSimultaneous) continue;
     groups++;
     std::printf("[ simultaneous ] group %d of %d contacts at t = %.6f, order spread %.3f\n", ev.group, ev.group_size,
                 ev.time, ev.order_spread);
@@ -392,9 +392,9 @@ TEST_F(HookTest, ZenoBounceIsDetectedAndSwitchedToSustainedContact) {
   std::vector<double> touchdowns, measured;
   const HookEvent* zeno = nullptr;
   for (const HookEvent& ev : events) {
-    if (ev.kind == "touchdown" || ev.kind == "graze") touchdowns.push_back(ev.time);
-    if (ev.kind == "restitution") measured.push_back(ev.restitution);
-    if (ev.kind == "zeno" && !zeno) zeno = &ev;
+    if (ev.kind == EventKind::kTouchdown || ev.kind == EventKind::kGraze) touchdowns.push_back(ev.time);
+    if (ev.kind == EventKind::kRestitution) measured.push_back(ev.restitution);
+    if (ev.kind == EventKind::kZeno && !zeno) zeno = &ev;
   }
   ASSERT_NE(zeno, nullptr) << events.size() << " events, no zeno";
   ASSERT_GE(measured.size(), 2u);
@@ -455,8 +455,8 @@ TEST_F(HookTest, RigidAndCompliantSensitivitiesSideBySide) {
       DataPtr d(mj_makeData(m.get()));
       d->qvel[0] = 0.5;
       for (const HookEvent& ev : RunHook(hook, m.get(), d.get(), 0.6)) {
-        if (ev.kind == "touchdown" && t_touch < 0) t_touch = ev.time;
-        if (ev.kind == "restitution" && e_eff < 0) e_eff = ev.restitution;
+        if (ev.kind == EventKind::kTouchdown && t_touch < 0) t_touch = ev.time;
+        if (ev.kind == EventKind::kRestitution && e_eff < 0) e_eff = ev.restitution;
       }
     }
     ASSERT_GT(e_eff, 0.3);
@@ -491,7 +491,7 @@ TEST_F(HookTest, RigidAndCompliantSensitivitiesSideBySide) {
     const Eigen::MatrixXd C_fd = TangentJacobianFD(plain.get(), flow, x0, 1e-7);
     EXPECT_LT(RelativeError(C, C_fd), 1e-3) << CompareReport(C, C_fd, "chain", "FD");
     // the rigid chain is the rigid model's: the closed form Φ_after Ξ Φ_before of the vertical bounce
-    const HookEvent* td = First(hook.events(), "touchdown");
+    const HookEvent* td = First(hook.events(), EventKind::kTouchdown);
     ASSERT_NE(td, nullptr);
     const double v = td->rigid.x_minus.qvel(1), ta = td->time - x0.time, tb = hook.phi_time() - td->time;
     Eigen::Matrix2d before, after, xi;
@@ -525,11 +525,11 @@ TEST_F(HookTest, AutoRestitutionJsonRecordsTheValueEachImpactUsed) {
   double measured = -1;
   int before_measurement = 0, after_measurement = 0;
   for (const HookEvent& ev : events) {
-    if (ev.kind == "restitution") {
+    if (ev.kind == EventKind::kRestitution) {
       measured = ev.restitution;
       continue;
     }
-    if (!ev.has_xi || (ev.kind != "touchdown" && ev.kind != "graze")) continue;
+    if (!ev.has_xi || (ev.kind != EventKind::kTouchdown && ev.kind != EventKind::kGraze)) continue;
     const double expected = measured >= 0 ? measured : model_e;
     (measured >= 0 ? after_measurement : before_measurement)++;
     // the impact used it for the trigger's pair
@@ -564,7 +564,7 @@ TEST_F(HookTest, CovarianceThroughEventStaysPsdAndDResetUnderEstimates) {
   Hook hook(m.get(), options);
   DataPtr d(mj_makeData(m.get()));
   RunHook(hook, m.get(), d.get(), 0.5);
-  ASSERT_NE(First(hook.events(), "touchdown"), nullptr);
+  ASSERT_NE(First(hook.events(), EventKind::kTouchdown), nullptr);
   const Eigen::MatrixXd& P = hook.covariance();
   const Eigen::MatrixXd& P_d = hook.covariance_dreset();
   EXPECT_EQ((P - P.transpose()).norm(), 0.0);
@@ -622,7 +622,7 @@ TEST_F(HookTest, XiOnDemandGivesTheSameEventsAndXiOnceCompleted) {
       EXPECT_FALSE(a.xi_pending);
       const bool pending = lazy.events()[i].xi_pending;
       // proxy releases (a kinematic identity reset) are cheap and always complete
-      EXPECT_EQ(pending, (a.has_xi && !a.proxy) || a.kind == "simultaneous");
+      EXPECT_EQ(pending, (a.has_xi && !a.proxy) || a.kind == EventKind::kSimultaneous);
       if (pending && a.has_xi && a.rigid.kind != EventKind::kTouchdown) {
         // before completion: the directional derivative of λ_n along F⁻, against ∇gᵀF⁻ relative
         // to ‖∇g‖‖F⁻‖ (both are differences of λ_n; near-grazing releases have ∇gᵀF⁻ ≪ that)
@@ -651,7 +651,7 @@ TEST_F(HookTest, XiOnDemandGivesTheSameEventsAndXiOnceCompleted) {
         worst_xi = std::max(worst_xi, (xa - xb).norm() / std::max(1.0, xa.norm()));
         EXPECT_EQ(a.rigid.xi.transversality_rel, b.rigid.xi.transversality_rel);
       }
-      if (a.kind == "simultaneous") {
+      if (a.kind == EventKind::kSimultaneous) {
         simultaneous++;
         EXPECT_EQ(a.order_spread, b.order_spread);
         ASSERT_EQ(a.composite_first.size(), b.composite_first.size());

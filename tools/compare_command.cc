@@ -141,7 +141,7 @@ void CheckStable(const mjData* d, double tau) {
   }
 }
 
-bool IsTouchdown(const HookEvent& ev) { return ev.kind == "touchdown" || ev.kind == "graze"; }
+bool IsTouchdown(const HookEvent& ev) { return ev.kind == EventKind::kTouchdown || ev.kind == EventKind::kGraze; }
 
 struct Settings {
   std::vector<double> taus = {0.02, 0.01, 0.005, 0.002};
@@ -263,7 +263,7 @@ Row RunOne(const mjModel* base, const Settings& s, const State& x_start, double 
           continue;
         }
         const HookEvent& f = events[first_index];
-        if (ev.kind == "restitution" && !have_e && PairKeyEqual(ev.contact, f.contact)) {
+        if (ev.kind == EventKind::kRestitution && !have_e && PairKeyEqual(ev.contact, f.contact)) {
           row.restitution = ev.restitution;
           row.restitution_measured = true;
           have_e = true;
@@ -284,7 +284,7 @@ Row RunOne(const mjModel* base, const Settings& s, const State& x_start, double 
     if (first_index < 0) {
       std::string kinds;
       for (const HookEvent& ev : seen) {
-        if (ev.kind != "restitution") kinds += (kinds.empty() ? "" : ", ") + ev.kind + Fmt(" at %.4f s", ev.time);
+        if (ev.kind != EventKind::kRestitution) kinds += (kinds.empty() ? "" : ", ") + std::string(EventKindName(ev.kind)) + Fmt(" at %.4f s", ev.time);
       }
       const std::string where = s.window_given
                                     ? "in the window [" + Fmt("%g", s.window_t0) + ", " + Fmt("%g", s.window_t1) + "] s"
@@ -365,18 +365,18 @@ Row RunOne(const mjModel* base, const Settings& s, const State& x_start, double 
   bool any_event = false;
   for (const HookEvent& ev : hook->events()) {
     if (ev.time < row.t0 - 1e-12 || ev.time > row.t1 + 1e-12) continue;
-    row.events.push_back(ev.kind);
-    if (ev.kind != "restitution" && ev.kind != "near_miss") any_event = true;
+    row.events.push_back(EventKindName(ev.kind));
+    if (ev.kind != EventKind::kRestitution && ev.kind != EventKind::kNearMiss) any_event = true;
     if (IsTouchdown(ev) && ev.has_xi && !touch) touch = &ev;
-    if (ev.kind == "graze" || ev.kind == "near_miss" || ev.grazing) {
+    if (ev.kind == EventKind::kGraze || ev.kind == EventKind::kNearMiss || ev.grazing) {
       AddFlag(row, "grazing: first-order theory does not apply");
-    } else if (ev.kind == "simultaneous") {
+    } else if (ev.kind == EventKind::kSimultaneous) {
       AddFlag(row, "simultaneous events: the sensitivity depends on the order (spread " +
                        Fmt("%.3g", ev.order_spread) + ")");
-    } else if (ev.kind == "zeno") {
+    } else if (ev.kind == EventKind::kZeno) {
       AddFlag(row, "zeno: bounces accumulate at t = " + Fmt("%.4g", ev.accumulation_time) +
                        " s, the rigid model holds the contact from there");
-    } else if (ev.kind == "chatter") {
+    } else if (ev.kind == EventKind::kChatter) {
       AddFlag(row, "chatter: a contact switches on and off within a few steps");
     }
   }

@@ -65,13 +65,11 @@ int RunFloquet(const std::vector<std::string>& args) {
       keyframe = value();
     } else if (a == "--section") {
       const std::string kind = value();
-      if (kind == "touchdown") {
-        options.section = EventKind::kTouchdown;
-      } else if (kind == "liftoff") {
-        options.section = EventKind::kLiftoff;
-      } else {
+      EventKind section;
+      if (!ParseEventKind(kind, &section) || (section != EventKind::kTouchdown && section != EventKind::kLiftoff)) {
         throw UsageError("--section must be touchdown or liftoff, not '" + kind + "'");
       }
+      options.section = section;
     } else if (a == "--max-iterations") {
       const double n = ParseNumber(a, value());
       if (!(n >= 3 && n <= 1e6)) throw UsageError("--max-iterations must be between 3 and 1e6");

@@ -255,23 +255,17 @@ int RunRecord(const Args& args) {
   std::string write_error;
   const saltation::Model& model = hook.rigid_model();
   hook.on_event = [&](const saltation::HookEvent& ev) {
-    counts[ev.kind]++;
+    counts[saltation::EventKindName(ev.kind)]++;
     const double norm = ev.has_xi ? ev.rigid.xi.Norm() : 0;
     max_norm = std::max(max_norm, norm);
     if (!args.quiet) {
-      std::string flags;
-      if (ev.grazing) flags += "grazing ";
-      if (ev.proxy) flags += "proxy ";
-      if (ev.kind == "simultaneous") flags += "order-spread=" + std::to_string(ev.order_spread) + " ";
-      if (ev.kind == "zeno") flags += "accumulates-at=" + std::to_string(ev.accumulation_time) + " ";
-      if (ev.kind == "restitution") flags += "e=" + std::to_string(ev.restitution) + " ";
-      if (ev.kind == "near_miss") flags += "min-gap=" + std::to_string(ev.min_gap) + " ";
+      const std::string flags = (ev.grazing ? std::string("grazing ") : "") + saltation::EventDetail(ev);
       const std::string label = ev.contact.geom1 >= 0 ? saltation::ContactLabel(model, ev.contact) : "";
       if (ev.has_xi) {
-        std::printf("%12.6f  %-12s  %-24s  %14.6g  %9.3g  %10.4g  %s\n", ev.time, ev.kind.c_str(), label.c_str(),
+        std::printf("%12.6f  %-12s  %-24s  %14.6g  %9.3g  %10.4g  %s\n", ev.time, saltation::EventKindName(ev.kind), label.c_str(),
                     ev.rigid.xi.transversality, ev.rigid.xi.transversality_rel, norm, flags.c_str());
       } else {
-        std::printf("%12.6f  %-12s  %-24s  %14s  %9s  %10s  %s\n", ev.time, ev.kind.c_str(), label.c_str(), "", "", "",
+        std::printf("%12.6f  %-12s  %-24s  %14s  %9s  %10s  %s\n", ev.time, saltation::EventKindName(ev.kind), label.c_str(), "", "", "",
                     flags.c_str());
       }
     }

@@ -288,7 +288,7 @@ void EventTable(Simulation& sim, UiState& ui, ImVec2 display) {
           SelectEvent(sim, ui, i);
         }
         ImGui::TableNextColumn();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(EventColorU32(e.kind, e.grazing)), "%s", e.kind.c_str());
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(EventColorU32(e.kind, e.grazing)), "%s", saltation::EventKindName(e.kind));
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(e.contact.c_str());
         ImGui::TableNextColumn();
@@ -321,12 +321,12 @@ void SelectedEventPanel(Simulation& sim, UiState& ui, ImVec2 display) {
   bool open = true;
   ImGui::Begin("Selected event", &open, ImGuiWindowFlags_AlwaysAutoResize);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(EventColorU32(r.kind, r.grazing)), "%s",
-                     r.kind.c_str());
+                     saltation::EventKindName(r.kind));
   ImGui::SameLine();
   ImGui::Text("t = %.6f s  [%.6f, %.6f]  %s", r.time, ev->bracket_lo, ev->bracket_hi, r.contact.c_str());
   if (!ev->has_xi) {
     ImGui::Text("%s", r.flags.c_str());
-    if (r.kind == "restitution") {
+    if (r.kind == saltation::EventKind::kRestitution) {
       ImGui::Text("measured e = %.3f (approach %.3f m/s, separation %.3f m/s)", ev->restitution,
                   ev->normal_velocity_minus, ev->normal_velocity_plus);
     }

@@ -39,25 +39,25 @@ void AddMarker(const mjModel* m, const EventRecord& ev, double alpha, bool selec
 
 }  // namespace
 
-void EventColor(const std::string& kind, bool grazing, float rgb[3]) {
+void EventColor(saltation::EventKind kind, bool grazing, float rgb[3]) {
   auto set = [rgb](float r, float g, float b) {
     rgb[0] = r;
     rgb[1] = g;
     rgb[2] = b;
   };
-  if (grazing || kind == "graze") return set(1.0f, 0.75f, 0.0f);  // warning amber
-  if (kind == "touchdown") return set(0.25f, 0.6f, 1.0f);
-  if (kind == "liftoff") return set(0.3f, 0.9f, 0.35f);
-  if (kind == "slip") return set(0.75f, 0.45f, 1.0f);
-  if (kind == "near_miss") return set(0.65f, 0.65f, 0.65f);
-  if (kind == "simultaneous") return set(1.0f, 0.45f, 0.8f);
-  if (kind == "zeno") return set(1.0f, 0.25f, 0.2f);
-  if (kind == "chatter") return set(1.0f, 0.5f, 0.1f);
-  if (kind == "restitution") return set(0.2f, 0.9f, 0.9f);
+  if (grazing || kind == saltation::EventKind::kGraze) return set(1.0f, 0.75f, 0.0f);  // warning amber
+  if (kind == saltation::EventKind::kTouchdown) return set(0.25f, 0.6f, 1.0f);
+  if (kind == saltation::EventKind::kLiftoff) return set(0.3f, 0.9f, 0.35f);
+  if (kind == saltation::EventKind::kSlip) return set(0.75f, 0.45f, 1.0f);
+  if (kind == saltation::EventKind::kNearMiss) return set(0.65f, 0.65f, 0.65f);
+  if (kind == saltation::EventKind::kSimultaneous) return set(1.0f, 0.45f, 0.8f);
+  if (kind == saltation::EventKind::kZeno) return set(1.0f, 0.25f, 0.2f);
+  if (kind == saltation::EventKind::kChatter) return set(1.0f, 0.5f, 0.1f);
+  if (kind == saltation::EventKind::kRestitution) return set(0.2f, 0.9f, 0.9f);
   set(0.9f, 0.9f, 0.9f);
 }
 
-ImU32 EventColorU32(const std::string& kind, bool grazing, int alpha) {
+ImU32 EventColorU32(saltation::EventKind kind, bool grazing, int alpha) {
   float c[3];
   EventColor(kind, grazing, c);
   return IM_COL32(static_cast<int>(255 * c[0]), static_cast<int>(255 * c[1]),

@@ -15,8 +15,8 @@
 namespace saltation_viewer {
 
 // RGB in [0, 1] of an event kind; grazing events take the warning colour whatever their kind.
-void EventColor(const std::string& kind, bool grazing, float rgb[3]);
-ImU32 EventColorU32(const std::string& kind, bool grazing, int alpha = 255);
+void EventColor(saltation::EventKind kind, bool grazing, float rgb[3]);
+ImU32 EventColorU32(saltation::EventKind kind, bool grazing, int alpha = 255);
 
 // Adds the markers of events no older than `fade` seconds at `time` (and the selected one,
 // always, with a white halo). Stops quietly when the scene is full.

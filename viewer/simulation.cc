@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "saltation/event_json.h"
+
 namespace saltation_viewer {
 namespace {
 
@@ -23,23 +25,13 @@ double Log10Norm(const Eigen::MatrixXd& A, double log_scale) {
 }
 
 std::string Flags(const saltation::HookEvent& ev) {
-  std::string f;
-  auto add = [&f](const std::string& s) { f += (f.empty() ? "" : " ") + s; };
-  if (ev.grazing) add("grazing");
-  if (ev.proxy) add("proxy");
+  // the grazing verdict and the kind's own fields as the CLI and the CSV write them, then what
+  // the panel adds (the group, the contacts an event released)
+  std::string f = (ev.grazing ? std::string("grazing ") : "") + saltation::EventDetail(ev);
+  auto add = [&f](const std::string& s) { f += (f.empty() || f.back() == ' ' ? "" : " ") + s; };
   if (ev.group >= 0) add("group(" + std::to_string(ev.group) + ")");
   if (ev.has_xi && !ev.rigid.released.empty()) {
     add("released(" + std::to_string(ev.rigid.released.size()) + ")");
-  }
-  if (ev.kind == "near_miss") {
-    char buf[48];
-    std::snprintf(buf, sizeof(buf), "gap %.2g m", ev.min_gap);
-    add(buf);
-  }
-  if (ev.kind == "zeno") {
-    char buf[48];
-    std::snprintf(buf, sizeof(buf), "t_inf %.4g s", ev.accumulation_time);
-    add(buf);
   }
   return f;
 }

@@ -39,7 +39,7 @@ struct HookSettings {
 // One hook event as the panels and the scene show it.
 struct EventRecord {
   std::shared_ptr<const saltation::HookEvent> event;  // a copy: Ξ, DΔ, states
-  std::string kind;                 // HookEvent::kind
+  saltation::EventKind kind = saltation::EventKind::kTouchdown;
   double time = 0;
   std::string contact;              // "geom1/geom2"
   int geom1 = -1, geom2 = -1;

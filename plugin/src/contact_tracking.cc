@@ -26,17 +26,17 @@ void ContactTracker::Clear() {
 
 void ContactTracker::OnEvent(const HookEvent& ev, long step, Mode& mode,
                                                double same_point_tol) {
-  if (ev.kind != "touchdown" && ev.kind != "graze" && ev.kind != "liftoff" && ev.kind != "slip") return;
+  if (!ChangesContact(ev.kind)) return;
   const ContactId contact = ev.contact;
   const double time = ev.time;
   PairHistory& t = pairs_[GeomPair(contact.geom1, contact.geom2)];
-  const bool onset = ev.kind == "touchdown" || ev.kind == "graze";
+  const bool onset = IsOnset(ev.kind);
   // chattering: onset and release of one contact within a few steps
   const long since = onset ? step - t.last_release_step : step - t.last_onset_step;
   if (since <= options_.chatter_steps && !t.chattering) {
     t.chattering = true;
     HookEvent c;
-    c.kind = "chatter";
+    c.kind = EventKind::kChatter;
     c.time = time;
     c.contact = contact;
     emit_(c);
@@ -71,7 +71,7 @@ void ContactTracker::OnEvent(const HookEvent& ev, long step, Mode& mode,
   t.zeno = true;
   t.zeno_until = time + intervals.back() * r / (1 - r);
   HookEvent z;
-  z.kind = "zeno";
+  z.kind = EventKind::kZeno;
   z.time = time;
   z.contact = contact;
   z.ratio = r;
@@ -102,7 +102,7 @@ void ContactTracker::NearMisses(const std::vector<ContactPoint>& before,
     const double a = before[i2].gap, b = p.gap, c = after[i0].gap;
     if (!(a > b && c > b)) continue;
     HookEvent ev;
-    ev.kind = "near_miss";
+    ev.kind = EventKind::kNearMiss;
     ev.time = time;
     ev.contact = p.id;
     // the parabola through the three samples: its minimum
@@ -156,7 +156,7 @@ void ContactTracker::MeasureRestitution(const Model& model, Data& data, const mj
     const double e = t.vn_minus < 0 ? std::clamp(vn_plus / -t.vn_minus, 0.0, 1.0) : 0.0;
     effective_restitution_[pair] = e;
     HookEvent ev;
-    ev.kind = "restitution";
+    ev.kind = EventKind::kRestitution;
     ev.time = x.time;
     ev.contact.geom1 = pair.first;
     ev.contact.geom2 = pair.second;

@@ -64,31 +64,31 @@ void Labels(std::ostringstream& out, const Model& model, const std::vector<Conta
 
 }  // namespace
 
+// the fields of a rigid event, from "{" up to its last field (the caller closes the object)
+static void RigidFields(std::ostringstream& out, const Model& model, const RigidEvent& ev, EventKind kind,
+                        bool grazing);
+
 std::string HookEventToJson(const Model& model, const HookEvent& ev) {
   if (ev.xi_pending) throw ConfigError("event's Ξ is not complete yet (Ξ on demand): call Hook::CompleteXi first");
   std::ostringstream out;
   if (ev.has_xi) {
-    // the rigid event's object with the hook's kind and flags (a threshold above or below any
-    // transversality writes the hook's own grazing verdict)
-    std::string body = EventToJson(model, ev.rigid, ev.grazing ? 2.0 : -1.0);
-    const std::string kind_key = "\"kind\":\"";
-    const size_t k0 = body.find(kind_key) + kind_key.size();
-    body.replace(k0, body.find('"', k0) - k0, ev.kind);
-    out << body.substr(0, body.size() - 1) << ",\"proxy\":" << (ev.proxy ? "true" : "false") << '}';
+    // the rigid event's fields under the hook's kind and grazing verdict
+    RigidFields(out, model, ev.rigid, ev.kind, ev.grazing);
+    out << ",\"proxy\":" << (ev.proxy ? "true" : "false") << '}';
     return out.str();
   }
   out << "{\"time\":";
   Number(out, ev.time);
   out << ",\"kind\":";
-  String(out, ev.kind);
+  String(out, EventKindName(ev.kind));
   out << ",\"geom1\":";
   String(out, ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "");
   out << ",\"geom2\":";
   String(out, ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "");
-  if (ev.kind == "near_miss") {
+  if (ev.kind == EventKind::kNearMiss) {
     out << ",\"min_gap\":";
     Number(out, ev.min_gap);
-  } else if (ev.kind == "simultaneous") {
+  } else if (ev.kind == EventKind::kSimultaneous) {
     out << ",\"group\":" << ev.group << ",\"size\":" << ev.group_size;
     out << ",\"order_spread\":";
     Number(out, ev.order_spread);
@@ -96,19 +96,19 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
     Matrix(out, ev.composite_first);
     out << ",\"composite_reverse\":";
     Matrix(out, ev.composite_reverse);
-  } else if (ev.kind == "zeno") {
+  } else if (ev.kind == EventKind::kZeno) {
     out << ",\"accumulation_time\":";
     Number(out, ev.accumulation_time);
     out << ",\"ratio\":";
     Number(out, ev.ratio);
-  } else if (ev.kind == "restitution") {
+  } else if (ev.kind == EventKind::kRestitution) {
     out << ",\"restitution\":";
     Number(out, ev.restitution);
     out << ",\"normal_velocity_minus\":";
     Number(out, ev.normal_velocity_minus);
     out << ",\"normal_velocity_plus\":";
     Number(out, ev.normal_velocity_plus);
-  } else if (ev.kind == "graze") {
+  } else if (ev.kind == EventKind::kGraze) {
     out << ",\"grazing\":true,\"xi\":null";
   }
   out << '}';
@@ -124,7 +124,7 @@ std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
   std::ostringstream out;
   auto num = [&](double x) { Number(out, x); };
   num(ev.time);
-  out << ',' << ev.kind << ',' << (ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "") << ','
+  out << ',' << EventKindName(ev.kind) << ',' << (ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "") << ','
       << (ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "") << ',';
   num(ev.restitution);
   out << ',';
@@ -138,22 +138,17 @@ std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
     out << ",,";
   }
   out << ',' << (ev.grazing ? "true" : "false") << ',';
-  if (ev.kind == "near_miss") out << "min_gap=" << ev.min_gap;
-  if (ev.kind == "simultaneous") out << "size=" << ev.group_size << " order_spread=" << ev.order_spread;
-  if (ev.kind == "zeno") out << "accumulation_time=" << ev.accumulation_time << " ratio=" << ev.ratio;
-  if (ev.kind == "restitution") out << "measured";
-  if (ev.proxy) out << "proxy";
+  out << EventDetail(ev);
   return out.str();
 }
 
-std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing_threshold) {
-  if (!ev.complete) throw ConfigError("event's Ξ is not complete yet: call CompleteEvent (or Hook::CompleteXi) first");
-  std::ostringstream out;
+static void RigidFields(std::ostringstream& out, const Model& model, const RigidEvent& ev, EventKind kind,
+                        bool grazing) {
   const SaltationMatrix& xi = ev.xi;
   out << "{\"time\":";
   Number(out, ev.time);
   out << ",\"kind\":";
-  String(out, EventKindName(ev.kind));
+  String(out, EventKindName(kind));
   out << ",\"geom1\":";
   String(out, model.GeomName(ev.contact.geom1));
   out << ",\"geom2\":";
@@ -164,7 +159,7 @@ std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing
   Number(out, xi.transversality);
   out << ",\"transversality_rel\":";
   Number(out, xi.transversality_rel);
-  out << ",\"grazing\":" << (xi.transversality_rel < grazing_threshold ? "true" : "false");
+  out << ",\"grazing\":" << (grazing ? "true" : "false");
   out << ",\"f_minus\":";
   Vector(out, xi.f_minus);
   out << ",\"f_plus\":";
@@ -201,7 +196,43 @@ std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing
     Number(out, ev.impact.kinetic_energy_plus);
     out << '}';
   }
+}
+
+std::string EventToJson(const Model& model, const RigidEvent& ev, double grazing_threshold) {
+  if (!ev.complete) throw ConfigError("event's Ξ is not complete yet: call CompleteEvent (or Hook::CompleteXi) first");
+  std::ostringstream out;
+  RigidFields(out, model, ev, ev.kind, ev.xi.transversality_rel < grazing_threshold);
   out << '}';
+  return out.str();
+}
+
+std::string EventDetail(const HookEvent& ev) {
+  std::ostringstream out;
+  auto field = [&](const char* key, double value) {
+    if (out.tellp() > 0) out << ' ';
+    out << key << '=';
+    Number(out, value);
+  };
+  switch (ev.kind) {
+    case EventKind::kNearMiss:
+      field("min_gap", ev.min_gap);
+      break;
+    case EventKind::kSimultaneous:
+      field("size", ev.group_size);
+      field("order_spread", ev.order_spread);
+      break;
+    case EventKind::kZeno:
+      field("accumulation_time", ev.accumulation_time);
+      field("ratio", ev.ratio);
+      break;
+    case EventKind::kRestitution:
+      out << "measured";
+      field("e", ev.restitution);
+      break;
+    default:
+      break;
+  }
+  if (ev.proxy) out << (out.tellp() > 0 ? " " : "") << "proxy";
   return out.str();
 }
 

@@ -150,7 +150,7 @@ void Hook::Emit(HookEvent ev) {
   if (on_event) on_event(events_.back());
   // chatter and Zeno records the event implies, emitted from inside (a copy: Emit grows events_)
   const HookEvent& stored = events_.back();
-  if (stored.kind == "touchdown" || stored.kind == "graze" || stored.kind == "liftoff" || stored.kind == "slip") {
+  if (ChangesContact(stored.kind)) {
     const HookEvent copy = stored;
     tracker_->OnEvent(copy, step_index_, mode_, 2 * model_->detect_margin());
   }

@@ -90,7 +90,7 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     } catch (const NumericalError& e) {
       // a guard touching zero without crossing (Ξ undefined): reported, not fatal
       ev.has_xi = false;
-      ev.kind = "graze";
+      ev.kind = EventKind::kGraze;
       ev.grazing = true;
       Emit(ev);
       out.push_back(ev);
@@ -102,9 +102,9 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     ev.rigid.bracket_lo = ev.bracket_lo;
     ev.rigid.bracket_hi = ev.bracket_hi;
     ev.restitution = ev.rigid.restitution;
-    ev.kind = EventKindName(ev.rigid.kind);
+    ev.kind = ev.rigid.kind;
     ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
-    if (ev.grazing && ev.rigid.kind == EventKind::kTouchdown) ev.kind = "graze";
+    if (ev.grazing && ev.rigid.kind == EventKind::kTouchdown) ev.kind = EventKind::kGraze;
     mode_ = ev.rigid.mode_after;
     Emit(ev);
     out.push_back(ev);
@@ -132,7 +132,7 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     }
     if (group.size() < 2) continue;
     HookEvent sim;
-    sim.kind = "simultaneous";
+    sim.kind = EventKind::kSimultaneous;
     sim.time = first.time;
     sim.contact = first.contact;
     sim.group = group_counter_++;
@@ -199,7 +199,7 @@ void Hook::CompleteXi(HookEvent& ev) {
   }
   // with the restitution in force at the event (auto: measured values change over the run)
   try {
-    if (ev.kind == "simultaneous") {
+    if (ev.kind == EventKind::kSimultaneous) {
       ComposeOrderings(deferred.restitution, deferred.x, deferred.mode, deferred.group, ev);
     } else {
       CompleteEvent(*model_, *data_, deferred.restitution, ev.rigid);

@@ -30,6 +30,10 @@ std::string HookEventToJson(const Model& model, const HookEvent& event);
 // CSV header and row of the hook's event summary (no trailing newline):
 // time,kind,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,detail
 std::string HookEventCsvHeader();
+// The CSV's detail column and the CLI's flags: a kind's own fields as key=value (near_miss:
+// min_gap; simultaneous: size, order_spread; zeno: accumulation_time, ratio; restitution:
+// "measured" e), then "proxy" for a kinematic release; empty for the others.
+std::string EventDetail(const HookEvent& event);
 std::string HookEventToCsv(const Model& model, const HookEvent& event);
 
 }  // namespace saltation

@@ -8,6 +8,7 @@
 #define SALTATION_EVENT_KIND_H_
 
 #include <algorithm>
+#include <ostream>
 #include <string_view>
 
 namespace saltation {
@@ -33,6 +34,7 @@ inline constexpr EventKind kEventKinds[] = {
 
 const char* EventKindName(EventKind kind);
 bool ParseEventKind(std::string_view name, EventKind* kind);
+inline std::ostream& operator<<(std::ostream& os, EventKind kind) { return os << EventKindName(kind); }
 
 // a contact starts (touchdown, graze) or ends (liftoff, slip)
 inline bool IsOnset(EventKind k) { return k == EventKind::kTouchdown || k == EventKind::kGraze; }

@@ -57,8 +57,7 @@ struct HookDeferred;  // what Hook::CompleteXi needs of an event's moment (input
 
 // One record of the event stream.
 struct HookEvent {
-  std::string kind;        // touchdown, liftoff, slip, graze (a grazing touchdown), near_miss,
-                           // simultaneous, zeno, chatter, restitution
+  EventKind kind = EventKind::kTouchdown;  // event_kind.h: EventKindName gives its name
   double time = 0;
   double bracket_lo = 0, bracket_hi = 0;
   ContactId contact;
