@@ -554,6 +554,21 @@ TEST_F(HookTest, AutoRestitutionJsonRecordsTheValueEachImpactUsed) {
   EXPECT_GT(std::abs(measured - model_e), 0.05) << "the test needs a measured value unlike the model's";
 }
 
+// Each event carries its contact point: a ball of radius 0.1 on a slide joint over the plane
+// z = 0 touches down and lifts off at the origin, and the JSON line says where.
+TEST_F(HookTest, EventsCarryTheirContactPoint) {
+  ModelPtr m = LoadModelFromString(DropBall(0.2, 0.0, "Euler", 0.001));
+  Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  const std::vector<HookEvent> events = RunHook(hook, m.get(), d.get(), 0.5);
+  const HookEvent* td = First(events, EventKind::kTouchdown);
+  ASSERT_NE(td, nullptr);
+  EXPECT_LT(td->point.norm(), 1e-9) << td->point.transpose();
+  EXPECT_EQ(td->point, td->rigid.point);
+  const std::string json = HookEventToJson(hook.rigid_model(), *td);
+  EXPECT_NE(json.find("\"point\":["), std::string::npos);
+}
+
 // Covariance through the bounce: P⁺ = Ξ P⁻ Ξᵀ stays symmetric positive semi-definite, and
 // propagating with DΔ alone under-estimates the post-impact velocity variance.
 TEST_F(HookTest, CovarianceThroughEventStaysPsdAndDResetUnderEstimates) {

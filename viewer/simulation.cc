@@ -202,7 +202,10 @@ void Simulation::OnEvent(const saltation::HookEvent& ev) {
   const mjModel* mm = m_.get();
   const mjData* d = d_.get();
   bool placed = false;
-  if (marker_data_ && r.geom1 >= 0) {
+  if (ev.point.allFinite()) {
+    r.pos = ev.point;  // carried by the event
+    placed = true;
+  } else if (marker_data_ && r.geom1 >= 0) {
     try {
       mjData* work = marker_data_->main();
       const double* qpos = ev.has_xi ? ev.rigid.x_minus.qpos.data() : d->qpos;

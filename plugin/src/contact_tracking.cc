@@ -105,6 +105,7 @@ void ContactTracker::NearMisses(const std::vector<ContactPoint>& before,
     ev.kind = EventKind::kNearMiss;
     ev.time = time;
     ev.contact = p.id;
+    ev.point = p.pos;
     // the parabola through the three samples: its minimum
     const double curvature = a - 2 * b + c;
     ev.min_gap = curvature > 0 ? b - (c - a) * (c - a) / (8 * curvature) : b;

@@ -85,6 +85,10 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
   String(out, ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "");
   out << ",\"geom2\":";
   String(out, ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "");
+  if (ev.point.allFinite()) {
+    out << ",\"point\":";
+    Vector(out, ev.point);
+  }
   if (ev.kind == EventKind::kNearMiss) {
     out << ",\"min_gap\":";
     Number(out, ev.min_gap);
@@ -153,6 +157,8 @@ static void RigidFields(std::ostringstream& out, const Model& model, const Rigid
   String(out, model.GeomName(ev.contact.geom1));
   out << ",\"geom2\":";
   String(out, model.GeomName(ev.contact.geom2));
+  out << ",\"point\":";
+  Vector(out, ev.point);
   out << ",\"restitution\":";
   Number(out, ev.restitution);
   out << ",\"transversality\":";

@@ -55,6 +55,7 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   if (match.back() < 0) throw NumericalError("touchdown contact vanished at its event");
   const ContactPoint trigger = points[match.back()];
   ev.contact = trigger.id;
+  ev.point = trigger.pos;
   ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger);
   std::vector<ContactId> candidates = s.mode.contacts;
@@ -109,7 +110,10 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   ev.mode_index = k;
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
 
-  const Eigen::VectorXd f_minus = ModeVectorField(model, data, s.x, s.mode);
+  const ModeDynamics before = EvaluateMode(model, data, s.x, s.mode);
+  ev.point = before.constraints.points[k].pos;
+  Eigen::VectorXd f_minus(model.ndx());
+  f_minus << s.x.qvel, before.qacc, before.act_dot;
   ev.mode_after = s.mode;
   // a sticking contact first tries to slip: it stays when it still presses without friction
   bool slips = false;
@@ -163,6 +167,7 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   const int i = MatchContacts(mode.contacts, points)[k];
   if (i < 0) throw NumericalError("released contact has no point");
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i]);
+  ev.point = points[i].pos;
   ev.mode_after = mode;
   ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, x, ev.mode_after, force_tol, &ev.rank_after);

@@ -97,6 +97,7 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
       continue;
     }
     ev.contact = ev.rigid.contact;
+    ev.point = ev.rigid.point;
     ev.xi_pending = !ev.rigid.complete;
     if (ev.xi_pending) ev.deferred = deferred;
     ev.rigid.bracket_lo = ev.bracket_lo;

@@ -3,6 +3,7 @@
 #ifndef SALTATION_EVENTS_H_
 #define SALTATION_EVENTS_H_
 
+#include <limits>
 #include <vector>
 
 #include "saltation/contacts.h"
@@ -27,6 +28,8 @@ struct RigidEvent {
   double time = 0;
   double bracket_lo = 0, bracket_hi = 0;  // times the root was bracketed between at the end
   ContactId contact;                      // the contact whose guard fired
+  // where: the contact point at x⁻ (world, midway between the surfaces)
+  Eigen::Vector3d point = Eigen::Vector3d::Constant(std::numeric_limits<double>::quiet_NaN());
   Mode mode_before, mode_after;
   State x_minus, x_plus;
   SaltationMatrix xi;

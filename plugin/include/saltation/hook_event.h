@@ -4,6 +4,7 @@
 #define SALTATION_HOOK_EVENT_H_
 
 #include <Eigen/Dense>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -61,6 +62,9 @@ struct HookEvent {
   double time = 0;
   double bracket_lo = 0, bracket_hi = 0;
   ContactId contact;
+  // the contact point (world): the rigid event's for events with Ξ, the closest approach's for a
+  // near miss; NaN for the others
+  Eigen::Vector3d point = Eigen::Vector3d::Constant(std::numeric_limits<double>::quiet_NaN());
   double restitution = 0;  // used by the rigid model for this event (restitution: measured)
   bool has_xi = false;     // touchdown, liftoff, slip, graze: `rigid` holds Ξ and the reset
   // Ξ on demand and not completed yet (rigid.complete is false; for simultaneous, the two
