@@ -62,6 +62,17 @@ void Labels(std::ostringstream& out, const Model& model, const std::vector<Conta
   out << ']';
 }
 
+
+// ,"key":value — one field of an object already opened
+void Key(std::ostringstream& out, const char* key) { out << ",\"" << key << "\":"; }
+void NumberField(std::ostringstream& out, const char* key, double x) { Key(out, key), Number(out, x); }
+void VectorField(std::ostringstream& out, const char* key, const Eigen::VectorXd& v) { Key(out, key), Vector(out, v); }
+void MatrixField(std::ostringstream& out, const char* key, const Eigen::MatrixXd& A) { Key(out, key), Matrix(out, A); }
+void StringField(std::ostringstream& out, const char* key, const std::string& v) { Key(out, key), String(out, v); }
+void LabelsField(std::ostringstream& out, const Model& model, const char* key, const std::vector<ContactId>& ids) {
+  Key(out, key), Labels(out, model, ids);
+}
+
 }  // namespace
 
 // the fields of a rigid event, from "{" up to its last field (the caller closes the object)
@@ -79,39 +90,26 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
   }
   out << "{\"time\":";
   Number(out, ev.time);
-  out << ",\"kind\":";
-  String(out, EventKindName(ev.kind));
-  out << ",\"geom1\":";
-  String(out, ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "");
-  out << ",\"geom2\":";
-  String(out, ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "");
+  StringField(out, "kind", EventKindName(ev.kind));
+  StringField(out, "geom1", ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "");
+  StringField(out, "geom2", ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "");
   if (ev.point.allFinite()) {
-    out << ",\"point\":";
-    Vector(out, ev.point);
+    VectorField(out, "point", ev.point);
   }
   if (ev.kind == EventKind::kNearMiss) {
-    out << ",\"min_gap\":";
-    Number(out, ev.min_gap);
+    NumberField(out, "min_gap", ev.min_gap);
   } else if (ev.kind == EventKind::kSimultaneous) {
     out << ",\"group\":" << ev.group << ",\"size\":" << ev.group_size;
-    out << ",\"order_spread\":";
-    Number(out, ev.order_spread);
-    out << ",\"composite_first\":";
-    Matrix(out, ev.composite_first);
-    out << ",\"composite_reverse\":";
-    Matrix(out, ev.composite_reverse);
+    NumberField(out, "order_spread", ev.order_spread);
+    MatrixField(out, "composite_first", ev.composite_first);
+    MatrixField(out, "composite_reverse", ev.composite_reverse);
   } else if (ev.kind == EventKind::kZeno) {
-    out << ",\"accumulation_time\":";
-    Number(out, ev.accumulation_time);
-    out << ",\"ratio\":";
-    Number(out, ev.ratio);
+    NumberField(out, "accumulation_time", ev.accumulation_time);
+    NumberField(out, "ratio", ev.ratio);
   } else if (ev.kind == EventKind::kRestitution) {
-    out << ",\"restitution\":";
-    Number(out, ev.restitution);
-    out << ",\"normal_velocity_minus\":";
-    Number(out, ev.normal_velocity_minus);
-    out << ",\"normal_velocity_plus\":";
-    Number(out, ev.normal_velocity_plus);
+    NumberField(out, "restitution", ev.restitution);
+    NumberField(out, "normal_velocity_minus", ev.normal_velocity_minus);
+    NumberField(out, "normal_velocity_plus", ev.normal_velocity_plus);
   } else if (ev.kind == EventKind::kGraze) {
     out << ",\"grazing\":true,\"xi\":null";
   }
@@ -151,55 +149,36 @@ static void RigidFields(std::ostringstream& out, const Model& model, const Rigid
   const SaltationMatrix& xi = ev.xi;
   out << "{\"time\":";
   Number(out, ev.time);
-  out << ",\"kind\":";
-  String(out, EventKindName(kind));
-  out << ",\"geom1\":";
-  String(out, model.GeomName(ev.contact.geom1));
-  out << ",\"geom2\":";
-  String(out, model.GeomName(ev.contact.geom2));
-  out << ",\"point\":";
-  Vector(out, ev.point);
-  out << ",\"restitution\":";
-  Number(out, ev.restitution);
-  out << ",\"transversality\":";
-  Number(out, xi.transversality);
-  out << ",\"transversality_rel\":";
-  Number(out, xi.transversality_rel);
+  StringField(out, "kind", EventKindName(kind));
+  StringField(out, "geom1", model.GeomName(ev.contact.geom1));
+  StringField(out, "geom2", model.GeomName(ev.contact.geom2));
+  VectorField(out, "point", ev.point);
+  NumberField(out, "restitution", ev.restitution);
+  NumberField(out, "transversality", xi.transversality);
+  NumberField(out, "transversality_rel", xi.transversality_rel);
   out << ",\"grazing\":" << (grazing ? "true" : "false");
-  out << ",\"f_minus\":";
-  Vector(out, xi.f_minus);
-  out << ",\"f_plus\":";
-  Vector(out, xi.f_plus);
-  out << ",\"grad_g\":";
-  Vector(out, xi.grad_g);
-  out << ",\"dt_dx\":";
-  Vector(out, xi.dt_dx);
-  out << ",\"xi\":";
-  Matrix(out, xi.Dense());
-  out << ",\"xi_norm\":";
-  Number(out, xi.Norm());
-  out << ",\"dreset\":";
-  Matrix(out, xi.reset.Dense());
+  VectorField(out, "f_minus", xi.f_minus);
+  VectorField(out, "f_plus", xi.f_plus);
+  VectorField(out, "grad_g", xi.grad_g);
+  VectorField(out, "dt_dx", xi.dt_dx);
+  MatrixField(out, "xi", xi.Dense());
+  NumberField(out, "xi_norm", xi.Norm());
+  MatrixField(out, "dreset", xi.reset.Dense());
   out << ",\"bracket\":[";
   Number(out, ev.bracket_lo);
   out << ',';
   Number(out, ev.bracket_hi);
   out << "],\"rank_after\":" << ev.rank_after;
-  out << ",\"mode_before\":";
-  Labels(out, model, ev.mode_before.contacts);
-  out << ",\"mode_after\":";
-  Labels(out, model, ev.mode_after.contacts);
-  out << ",\"released\":";
-  Labels(out, model, ev.released);
+  LabelsField(out, model, "mode_before", ev.mode_before.contacts);
+  LabelsField(out, model, "mode_after", ev.mode_after.contacts);
+  LabelsField(out, model, "released", ev.released);
   if (ev.kind == EventKind::kTouchdown) {
     out << ",\"impact\":{\"candidates\":";
     Labels(out, model, ev.impact.candidates);
-    out << ",\"impulse_set\":";
-    Labels(out, model, ev.impact.ImpulseSet());
+    LabelsField(out, model, "impulse_set", ev.impact.ImpulseSet());
     out << ",\"rank\":" << ev.impact.rank << ",\"kinetic_energy_minus\":";
     Number(out, ev.impact.kinetic_energy_minus);
-    out << ",\"kinetic_energy_plus\":";
-    Number(out, ev.impact.kinetic_energy_plus);
+    NumberField(out, "kinetic_energy_plus", ev.impact.kinetic_energy_plus);
     out << '}';
   }
 }

@@ -3,13 +3,6 @@
 namespace saltation {
 namespace {
 
-// quaternions renormalised (the RK4 stages drift off the unit sphere by O(h⁵))
-State Normalized(const mjModel* m, const State& x) {
-  State y = x;
-  mj_normalizeQuat(m, y.qpos.data());
-  return y;
-}
-
 // d/dt of (qpos, qvel, act) in ambient coordinates (nq + nv + na)
 Eigen::VectorXd AmbientRate(const Model& model, Data& data, const State& x, const Mode& mode) {
   const mjModel* m = model.mj();
@@ -33,6 +26,12 @@ State AddAmbient(const mjModel* m, const State& x, const Eigen::VectorXd& k, dou
 }
 
 }  // namespace
+
+State Normalized(const mjModel* m, const State& x) {
+  State y = x;
+  mj_normalizeQuat(m, y.qpos.data());
+  return y;
+}
 
 State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, double h) {
   const mjModel* m = model.mj();

@@ -13,13 +13,6 @@
 namespace saltation {
 namespace {
 
-// quaternions renormalised (the RK4 stages drift off the unit sphere by O(h⁵))
-State Normalized(const mjModel* m, const State& x) {
-  State y = x;
-  mj_normalizeQuat(m, y.qpos.data());
-  return y;
-}
-
 // guards at one state: the points outside the mode, and the mode's normal forces
 struct GuardSnapshot {
   std::vector<ContactPoint> inactive;
