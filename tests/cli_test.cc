@@ -68,6 +68,10 @@ struct BadInput {
   int exit_code;
   std::string message;
 };
+// gtest shows a case as: saltation <args> → exit <code>, "<message>"
+void PrintTo(const BadInput& c, std::ostream* os) {
+  *os << "saltation " << c.args << " → exit " << c.exit_code << ", \"" << c.message << "\"";
+}
 
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 

@@ -267,6 +267,9 @@ struct Converging {
   std::string model;
   double last;  // bound on the stiffest τ's relative difference (measured value + ~10%)
 };
+void PrintTo(const Converging& c, std::ostream* os) {
+  *os << "models/" << c.model << ".xml, stiffest difference < " << c.last;
+}
 
 class CompareConverges : public ::testing::TestWithParam<Converging> {};
 
@@ -321,6 +324,9 @@ struct BadInput {
   int exit_code;
   std::string message;
 };
+void PrintTo(const BadInput& c, std::ostream* os) {
+  *os << "saltation compare " << c.args << " → exit " << c.exit_code << ", \"" << c.message << "\"";
+}
 
 class CompareBadInput : public ::testing::TestWithParam<BadInput> {};
 

@@ -50,6 +50,7 @@ struct BadField {
   std::string custom;
   std::string message;
 };
+void PrintTo(const BadField& c, std::ostream* os) { *os << c.custom << " → \"" << c.message << "\""; }
 
 class BadConfig : public MujocoTest, public ::testing::WithParamInterface<BadField> {};
 
