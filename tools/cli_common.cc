@@ -9,8 +9,6 @@
 
 namespace saltation::cli {
 
-constexpr const char* kDefaultModel = "ball_drop.xml";
-
 double ParseNumber(const std::string& option, const std::string& text) {
   char* end = nullptr;
   const double x = std::strtod(text.c_str(), &end);
@@ -24,44 +22,6 @@ void TakeModelArgument(const std::string& arg, std::string& model_path, const ch
   if (arg.size() > 1 && arg[0] == '-') throw UsageError("unknown option '" + arg + "'\n\n" + usage);
   if (!model_path.empty()) throw UsageError("too many arguments: '" + arg + "'");
   model_path = arg;
-}
-
-std::string DefaultModelPath() {
-  const std::string local = std::string("models/") + kDefaultModel;
-  if (access(local.c_str(), R_OK) == 0) return local;
-  return std::string(SALTATION_MODELS_DIR) + "/" + kDefaultModel;
-}
-
-ModelPtr LoadModel(const std::string& path) {
-  if (access(path.c_str(), R_OK) != 0) throw ConfigError("cannot read model file '" + path + "'");
-  char error[1024] = "";
-  mjModel* m = nullptr;
-  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".mjb") == 0) {
-    m = mj_loadModel(path.c_str(), nullptr);
-    if (!m) std::snprintf(error, sizeof(error), "not a MuJoCo binary model");
-  } else {
-    m = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
-  }
-  if (!m) throw ConfigError("could not load '" + path + "': " + error);
-  return ModelPtr(m);
-}
-
-State InitialState(const mjModel* m, const std::string& keyframe) {
-  DataPtr d(mj_makeData(m));
-  if (!keyframe.empty()) {
-    int key = mj_name2id(m, mjOBJ_KEY, keyframe.c_str());
-    if (key < 0) {
-      char* end = nullptr;
-      const long index = std::strtol(keyframe.c_str(), &end, 10);
-      if (*end == '\0' && index >= 0 && index < m->nkey) key = static_cast<int>(index);
-    }
-    if (key < 0) {
-      throw ConfigError("model has no keyframe '" + keyframe + "' (it has " + std::to_string(m->nkey) +
-                        " keyframes)");
-    }
-    mj_resetDataKeyframe(m, d.get(), key);
-  }
-  return StateFromData(m, d.get());
 }
 
 // writes `text` to path through a temporary file and a rename, so the file is never half-written

@@ -24,15 +24,6 @@ double ParseNumber(const std::string& option, const std::string& text);
 // model path, or one argument too many
 void TakeModelArgument(const std::string& arg, std::string& model_path, const char* usage);
 
-// models/ball_drop.xml relative to the working directory, else in the source tree
-std::string DefaultModelPath();
-
-// an MJCF (.xml) or binary (.mjb) model; ConfigError with MuJoCo's message when it does not load
-ModelPtr LoadModel(const std::string& path);
-
-// the model's initial state, or keyframe K (name or index); ConfigError when there is no such key
-State InitialState(const mjModel* m, const std::string& keyframe);
-
 // writes text to path through a temporary file and a rename: never half-written
 void WriteWhole(const std::string& path, const std::string& text);
 

@@ -138,8 +138,8 @@ Args ParseArgs(int argc, char** argv) {
 }
 
 int RunRigid(const Args& args) {
-  const std::string path = args.model.empty() ? DefaultModelPath() : args.model;
-  saltation::ModelPtr m = LoadModel(path);
+  const std::string path = args.model.empty() ? saltation::DefaultModelPath() : args.model;
+  saltation::ModelPtr m = saltation::LoadModel(path);
   saltation::Model model(m.get());
   if (args.restitution == "auto") throw ConfigError("--restitution auto needs MuJoCo's contacts: use record");
   saltation::SimulatorOptions options;
@@ -150,7 +150,7 @@ int RunRigid(const Args& args) {
     restitution.SetAll(std::stod(args.restitution));
     sim.SetRestitution(restitution);
   }
-  saltation::HybridState s = sim.Initialize(InitialState(m.get(), args.keyframe));
+  saltation::HybridState s = sim.Initialize(saltation::InitialState(m.get(), args.keyframe));
   const double t_end = s.x.time + args.duration;
 
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, detection margin %.3g m\n",
@@ -213,8 +213,8 @@ int RunRigid(const Args& args) {
 
 // one JSON matrix, row-major
 int RunRecord(const Args& args) {
-  const std::string path = args.model.empty() ? DefaultModelPath() : args.model;
-  saltation::ModelPtr m = LoadModel(path);
+  const std::string path = args.model.empty() ? saltation::DefaultModelPath() : args.model;
+  saltation::ModelPtr m = saltation::LoadModel(path);
   saltation::HookOptions options;
   options.propagation = saltation::ParsePropagation(args.propagate);
   options.grazing_threshold = args.grazing;
@@ -228,7 +228,7 @@ int RunRecord(const Args& args) {
   }
   saltation::Hook hook(m.get(), options);  // before mj_makeData: near-contacts take slots
   saltation::DataPtr d(mj_makeData(m.get()));
-  const saltation::State x0 = InitialState(m.get(), args.keyframe);
+  const saltation::State x0 = saltation::InitialState(m.get(), args.keyframe);
   saltation::StateToData(m.get(), x0, d.get());
   mj_forward(m.get(), d.get());
   const double t_end = d->time + args.duration;

@@ -3,7 +3,6 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -71,12 +70,6 @@ std::string Token(const char* text) {
 
 volatile std::sig_atomic_t g_stop_requested = 0;
 
-std::string DefaultModelPath() {
-  const std::string local = "models/ball_drop.xml";
-  if (access(local.c_str(), R_OK) == 0) return local;
-  return std::string(SALTATION_MODELS_DIR) + "/ball_drop.xml";
-}
-
 App::App(const ViewerArgs& args) : args_(args) {
   mjv_defaultCamera(&cam_);
   mjv_defaultOption(&vopt_);
@@ -108,7 +101,7 @@ std::string App::LoadInitialModel() {
     sim_.Apply(ui_.pending);
   }
   if (args_.model.empty()) {
-    ui_.load_error = sim_.Load(DefaultModelPath(), args_.keyframe.empty() ? "throw" : args_.keyframe,
+    ui_.load_error = sim_.Load(saltation::DefaultModelPath(), args_.keyframe.empty() ? "throw" : args_.keyframe,
                                !args_.keyframe.empty());
   } else {
     ui_.load_error = sim_.Load(args_.model, args_.keyframe);

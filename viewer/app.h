@@ -34,9 +34,6 @@ struct ViewerArgs {
 // set by a SIGINT/SIGTERM handler: the interactive loop ends cleanly
 extern volatile std::sig_atomic_t g_stop_requested;
 
-// the default model: models/ball_drop.xml under the working directory, else the source tree
-std::string DefaultModelPath();
-
 class App {
  public:
   explicit App(const ViewerArgs& args);

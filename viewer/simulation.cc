@@ -1,7 +1,5 @@
 #include "simulation.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -14,10 +12,6 @@ namespace {
 constexpr size_t kMaxRecords = 50000;     // the table keeps this many events
 constexpr size_t kMaxPhiSamples = 20000;  // Φ comparison samples kept
 constexpr double kPhiSampleDt = 0.002;    // s of simulated time between Φ samples
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // log10 of scale · ‖A‖_F with scale = exp(log_scale)
 double Log10Norm(const Eigen::MatrixXd& A, double log_scale) {
@@ -51,39 +45,25 @@ Simulation::~Simulation() {
   hook_.reset();  // restores the model's margins before the model goes
 }
 
-int Simulation::FindKeyframe(const mjModel* m, const std::string& key) {
-  if (key.empty() || m->nkey == 0) return -1;
-  const int id = mj_name2id(m, mjOBJ_KEY, key.c_str());
-  if (id >= 0) return id;
-  char* end = nullptr;
-  const long k = std::strtol(key.c_str(), &end, 10);
-  if (*end == '\0' && k >= 0 && k < m->nkey) return static_cast<int>(k);
-  return -1;
-}
-
 std::string Simulation::Load(const std::string& path, const std::string& keyframe,
                              bool keyframe_required) {
   // parse and check outside the lock: the previous model keeps running meanwhile
   saltation::ModelPtr loaded;
   try {
-    if (access(path.c_str(), R_OK) != 0) return "cannot read model file '" + path + "'";
-    char error[1024] = "";
-    mjModel* raw = nullptr;
-    if (EndsWith(path, ".mjb")) {
-      raw = mj_loadModel(path.c_str(), nullptr);
-      if (!raw) std::snprintf(error, sizeof(error), "not a MuJoCo binary model");
-    } else {
-      raw = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
-    }
-    if (!raw) return "could not load '" + path + "': " + error;
-    loaded.reset(raw);
+    loaded = saltation::LoadModel(path);
+  } catch (const saltation::ConfigError& e) {
+    return e.what();  // "cannot read model file …" or "could not load '…': MuJoCo's message"
+  } catch (const std::exception& e) {
+    return "could not load '" + path + "': " + e.what();
+  }
+  try {
     saltation::ReadRestitution(loaded.get());  // <custom> errors name the field
   } catch (const std::exception& e) {
     return "could not load '" + path + "': " + e.what();
   }
   int key = -1;
   if (!keyframe.empty()) {
-    key = FindKeyframe(loaded.get(), keyframe);
+    key = saltation::FindKeyframe(loaded.get(), keyframe);
     if (key < 0 && keyframe_required) return "model '" + path + "' has no keyframe '" + keyframe + "'";
   }
 
@@ -133,6 +113,8 @@ void Simulation::Rebuild() {
 
   // the data after the hook: near-contacts take contact slots
   d_.reset(mj_makeData(m));
+  // all of the keyframe: qpos, qvel, act, time and also ctrl and mocap (the command line's
+  // saltation::InitialState keeps only the State part)
   if (keyframe_ >= 0) mj_resetDataKeyframe(m, d_.get(), keyframe_);
   mj_forward(m, d_.get());
   resync_ = true;

@@ -118,9 +118,6 @@ class Simulation {
   // (locked) kinematics after a change made while paused (perturbation, keyframe)
   void ForwardWhilePaused();
 
-  // resolves a keyframe given as name or index; −1 when absent
-  static int FindKeyframe(const mjModel* m, const std::string& key);
-
  private:
   void Rebuild();        // (locked) hook + data from the current model and settings
   void OnEvent(const saltation::HookEvent& ev);

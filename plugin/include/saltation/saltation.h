@@ -12,6 +12,7 @@
 #include "saltation/guards.h"
 #include "saltation/hook.h"
 #include "saltation/impact.h"
+#include "saltation/loading.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
 #include "saltation/psd_solver.h"
