@@ -18,6 +18,11 @@ double ParseNumber(const std::string& option, const std::string& text) {
   return x;
 }
 
+std::string ArgumentCursor::Value() {
+  if (next_ >= args_.size()) throw UsageError("option " + arg() + " needs a value");
+  return args_[next_++];
+}
+
 void TakeModelArgument(const std::string& arg, std::string& model_path, const char* usage) {
   if (arg.size() > 1 && arg[0] == '-') throw UsageError("unknown option '" + arg + "'\n\n" + usage);
   if (!model_path.empty()) throw UsageError("too many arguments: '" + arg + "'");
@@ -40,28 +45,6 @@ void WriteWhole(const std::string& path, const std::string& text) {
     std::remove(tmp.c_str());
     throw ConfigError("could not write '" + path + "'");
   }
-}
-
-std::string JsonNumber(double x) {
-  if (!std::isfinite(x)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", x);
-  return buf;
-}
-
-std::string MatrixJson(const Eigen::MatrixXd& A, double log_scale) {
-  std::string out = "[";
-  char buf[32];
-  for (int i = 0; i < A.rows(); i++) {
-    out += i ? ",[" : "[";
-    for (int j = 0; j < A.cols(); j++) {
-      const double x = A(i, j) * std::exp(log_scale);
-      std::snprintf(buf, sizeof(buf), "%.17g", x);
-      out += (j ? "," : "") + std::string(std::isfinite(x) ? buf : "null");
-    }
-    out += "]";
-  }
-  return out + "]";
 }
 
 }  // namespace saltation::cli

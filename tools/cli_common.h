@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <string>
+#include <vector>
 
 #include "saltation/saltation.h"
 
@@ -17,6 +18,25 @@ class UsageError : public ConfigError {
   using ConfigError::ConfigError;
 };
 
+// Walks a subcommand's arguments in order:
+//   for (ArgumentCursor c(args); c.Next();) { if (c.arg() == "--out") out = c.Value(); ... }
+class ArgumentCursor {
+ public:
+  explicit ArgumentCursor(const std::vector<std::string>& args) : args_(args) {}
+  // moves to the next argument; false after the last
+  bool Next() { return ++next_ <= args_.size(); }
+  // the current argument
+  const std::string& arg() const { return args_[next_ - 1]; }
+  // -h or --help
+  bool IsHelp() const { return arg() == "-h" || arg() == "--help"; }
+  // the current option's value, the argument after it (consumed); UsageError when there is none
+  std::string Value();
+
+ private:
+  const std::vector<std::string>& args_;
+  size_t next_ = 0;  // index of the argument after the current one
+};
+
 // a finite number or UsageError naming the option
 double ParseNumber(const std::string& option, const std::string& text);
 
@@ -26,12 +46,6 @@ void TakeModelArgument(const std::string& arg, std::string& model_path, const ch
 
 // writes text to path through a temporary file and a rename: never half-written
 void WriteWhole(const std::string& path, const std::string& text);
-
-// a row-major JSON array of arrays of A·exp(log_scale); non-finite entries as null
-std::string MatrixJson(const Eigen::MatrixXd& A, double log_scale = 0);
-
-// a JSON number (%.17g) or null
-std::string JsonNumber(double x);
 
 }  // namespace saltation::cli
 

@@ -52,13 +52,10 @@ int RunFloquet(const std::vector<std::string>& args) {
   std::string model_path, keyframe, out;
   FloquetOptions options;
   SimulatorOptions sim_options;
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError("option " + a + " needs a value");
-      return args[++i];
-    };
-    if (a == "-h" || a == "--help") {
+  for (ArgumentCursor cursor(args); cursor.Next();) {
+    const std::string& a = cursor.arg();
+    auto value = [&cursor]() { return cursor.Value(); };
+    if (cursor.IsHelp()) {
       std::printf("%s", kFloquetUsage);
       return 0;
     } else if (a == "--keyframe") {

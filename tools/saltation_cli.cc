@@ -26,6 +26,7 @@ namespace {
 
 using saltation::ConfigError;
 using namespace saltation::cli;
+using saltation::MatrixJson;
 using saltation::TangentDim;
 
 

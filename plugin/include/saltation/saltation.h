@@ -2,6 +2,7 @@
 #ifndef SALTATION_SALTATION_H_
 #define SALTATION_SALTATION_H_
 
+#include "saltation/compare.h"
 #include "saltation/config.h"
 #include "saltation/contacts.h"
 #include "saltation/errors.h"
@@ -12,6 +13,7 @@
 #include "saltation/guards.h"
 #include "saltation/hook.h"
 #include "saltation/impact.h"
+#include "saltation/json_text.h"
 #include "saltation/loading.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
