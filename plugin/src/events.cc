@@ -33,17 +33,27 @@ std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const Stat
   return released;
 }
 
+namespace {
+
+// an event of `kind` at x in `mode`: time, a bracket of zero width and the state before it
+RigidEvent EventAt(EventKind kind, const State& x, const Mode& mode) {
+  RigidEvent ev;
+  ev.kind = kind;
+  ev.time = x.time;
+  ev.bracket_lo = ev.bracket_hi = ev.time;
+  ev.mode_before = mode;
+  ev.x_minus = x;
+  return ev;
+}
+
+}  // namespace
+
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
                           bool complete) {
   const HybridState s{x, mode};
-  RigidEvent ev;
-  ev.kind = EventKind::kTouchdown;
-  ev.time = s.x.time;
-  ev.bracket_lo = ev.bracket_hi = ev.time;
-  ev.mode_before = s.mode;
-  ev.x_minus = s.x;
+  RigidEvent ev = EventAt(EventKind::kTouchdown, x, mode);
 
   // the point that fired, and every other point touching at the same instant
   mjData* d = data.main();
@@ -99,12 +109,7 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
 RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                         const State& x, const Mode& mode, int k, double force_tol, bool complete) {
   const HybridState s{x, mode};
-  RigidEvent ev;
-  ev.kind = EventKind::kLiftoff;
-  ev.time = s.x.time;
-  ev.bracket_lo = ev.bracket_hi = ev.time;
-  ev.mode_before = s.mode;
-  ev.x_minus = s.x;
+  RigidEvent ev = EventAt(EventKind::kLiftoff, x, mode);
   ev.x_plus = s.x;
   ev.contact = s.mode.contacts[k];
   ev.mode_index = k;
