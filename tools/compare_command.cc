@@ -521,7 +521,7 @@ int RunCompare(const std::vector<std::string>& args) {
   const char* integrator_names[] = {"Euler", "RK4", "implicit"};
   const int integrator = s.integrator >= 0 ? s.integrator : m->opt.integrator;
   std::printf("model %s: nv=%d na=%d, tangent dimension %d, integrator %s%s, timestep tau/%d, dampratio %s\n",
-              model_path.c_str(), m->nv, m->na, TangentDim(m.get()),
+              model_path.c_str(), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m.get()),
               integrator >= 0 && integrator < 3 ? integrator_names[integrator] : "?",
               s.integrator >= 0 ? "" : " (the model's)", s.steps_per_tau,
               s.dampratio > 0 ? Fmt("%g", s.dampratio).c_str() : "each geom's own");

@@ -36,6 +36,7 @@ struct Hook::Scratch {
   ConstraintSet set;
   ConstraintScratch rows;
   RowMatrix JMinv;
+  Eigen::VectorXd sqrt_inv_d;          // D^{−1/2} of MuJoCo's factor (mj_solveM2 takes it, MuJoCo 3+)
   Eigen::MatrixXd A;
   Eigen::VectorXd rhs, lambda;
   PsdSolver solver;
@@ -401,7 +402,8 @@ void Hook::Evaluate(const mjData* d, const Guards* previous, double dt, Guards& 
   // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
   // of a full solve per row)
   w.JMinv.resize(rows, nv);
-  mj_solveM2(m_, const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), rows);
+  w.sqrt_inv_d = Eigen::Map<const Eigen::VectorXd>(d->qLDiagInv, nv).cwiseSqrt();
+  mj_solveM2(m_, const_cast<mjData*>(d), w.JMinv.data(), g.J.data(), w.sqrt_inv_d.data(), rows);
   w.A.noalias() = w.JMinv * w.JMinv.transpose();
   Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
   w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
