@@ -991,24 +991,19 @@ void Hook::Propagate(double dt) {
 
 Eigen::MatrixXd Hook::CompliantStepJacobian(const Saved& from, double dt) {
   const mjModel* m = sub_model_.get();
-  const int n = TangentDim(m), nv = m->nv, na = m->na;
+  const int n = TangentDim(m);
   mjData* d = sub_data_.get();
   RowMatrix A(n, n);
   if (m->opt.integrator != mjINT_RK4) {
-    // MuJoCo's own finite differences (forward, eps); 2.2.2 does not restore d->time
-    Resimulate(from, dt, d);  // sets every input; the state is overwritten next
-    d->time = from.time;
-    Eigen::Map<Eigen::VectorXd>(d->qpos, m->nq) = from.qpos;
-    Eigen::Map<Eigen::VectorXd>(d->qvel, nv) = from.qvel;
-    Eigen::Map<Eigen::VectorXd>(d->act, na) = from.act;
-    Eigen::Map<Eigen::VectorXd>(d->qacc_warmstart, nv) = from.warmstart;
+    // MuJoCo's own finite differences (forward, eps) from the saved state and inputs; MuJoCo 4
+    // leaves d's time and state as they were (MujocoFacts.TransitionFDRestoresTimeAndState)
+    Resimulate(from, dt, d, /*step=*/false);
     mjd_transitionFD(sub_model_.get(), d, options_.fd_eps, 0, A.data(), nullptr, nullptr, nullptr);
-    d->time = from.time;
     return A;
   }
-  // RK4: mjd_transitionFD in 2.2.2 gets the velocity columns wrong with RK4 (each equals the
-  // last one, seen on a ball in contact), so difference whole mj_step calls instead, in the same
-  // tangent layout and with the same forward step
+  // RK4: MuJoCo 4 refuses it in mjd_transitionFD (MujocoFacts.TransitionFDRefusesRK4; 2.2.2
+  // took it but returned every velocity column equal to the last), so difference whole mj_step
+  // calls instead, in the same tangent layout and with the same forward step
   Resimulate(from, dt, d);
   const State nominal = StateOf(d);
   Saved perturbed = from;
