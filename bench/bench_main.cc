@@ -9,6 +9,7 @@
 #include <mujoco/mujoco.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "saltation/saltation.h"
@@ -164,6 +165,10 @@ BENCHMARK_CAPTURE(XiPerEvent, ball_drop, std::string("ball_drop"))->Unit(benchma
 
 int main(int argc, char** argv) {
   saltation::InstallMujocoHandlers();
+  if (const std::string e = saltation::MujocoVersionMismatch(); !e.empty()) {
+    std::fprintf(stderr, "saltation_bench: %s\n", e.c_str());
+    return 3;
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

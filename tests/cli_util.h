@@ -18,9 +18,9 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
-// runs `saltation ARGS` from the source tree with no standard input
-inline Result RunCli(const std::string& args) {
-  const std::string cmd = "cd " SALTATION_SOURCE_DIR " && " SALTATION_CLI " " + args + " 2>&1 </dev/null";
+// runs `saltation ARGS` from the source tree with no standard input (ENV: assignments before it)
+inline Result RunCli(const std::string& args, const std::string& env = "") {
+  const std::string cmd = "cd " SALTATION_SOURCE_DIR " && " + env + " " SALTATION_CLI " " + args + " 2>&1 </dev/null";
   Result r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

@@ -17,9 +17,7 @@ namespace {
 mjModel* Compile(const std::string& xml, std::string* error) {
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
-  mj_makeEmptyFileVFS(vfs.get(), "model.xml", static_cast<int>(xml.size()));
-  const int i = mj_findFileVFS(vfs.get(), "model.xml");
-  std::memcpy(vfs->filedata[i], xml.data(), xml.size());
+  mj_addBufferVFS(vfs.get(), "model.xml", xml.data(), static_cast<int>(xml.size()));
   char err[1000] = "";
   mjModel* m = mj_loadXML("model.xml", vfs.get(), err, sizeof(err));
   mj_deleteVFS(vfs.get());

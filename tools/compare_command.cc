@@ -167,7 +167,7 @@ void PrintSettings(const std::string& model_path, const mjModel* m, const Compar
   const char* integrator_names[] = {"Euler", "RK4", "implicit"};
   const int integrator = s.integrator >= 0 ? s.integrator : m->opt.integrator;
   std::printf("model %s: nv=%d na=%d, tangent dimension %d, integrator %s%s, timestep tau/%d, dampratio %s\n",
-              model_path.c_str(), m->nv, m->na, TangentDim(m),
+              model_path.c_str(), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m),
               integrator >= 0 && integrator < 3 ? integrator_names[integrator] : "?",
               s.integrator >= 0 ? "" : " (the model's)", s.steps_per_tau,
               s.dampratio > 0 ? Fmt("%g", s.dampratio).c_str() : "each geom's own");

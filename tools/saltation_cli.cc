@@ -57,6 +57,7 @@ options (record):
 options (rigid):
   --step H            RK4 step of the rigid integrator (s), default 1e-3
   -h, --help          this text
+  --version           prints saltation X.Y.Z (MuJoCo A.B.C), A.B.C the MuJoCo library loaded
 )";
 
 struct Args {
@@ -155,7 +156,7 @@ int RunRigid(const Args& args) {
   const double t_end = s.x.time + args.duration;
 
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, detection margin %.3g m\n",
-              path.c_str(), m->nq, m->nv, m->na, model.ndx(), model.detect_margin());
+              path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), model.ndx(), model.detect_margin());
   if (!args.quiet) {
     std::printf("%12s  %-9s  %-24s  %14s  %9s  %10s  %4s  %s\n", "time (s)", "kind", "contact",
                 "transversality", "rel", "|Xi|", "rank", "flags");
@@ -240,7 +241,7 @@ int RunRecord(const Args& args) {
     if (fd < 0) throw ConfigError("could not write '" + args.out + "'");
   }
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, timestep %g s, %s, detection margin %.3g m, propagation %s\n",
-              path.c_str(), m->nq, m->nv, m->na, TangentDim(m.get()), m->opt.timestep,
+              path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m.get()), m->opt.timestep,
               m->opt.integrator == mjINT_RK4 ? "RK4" : m->opt.integrator == mjINT_EULER ? "Euler" : "implicit",
               hook.rigid_model().detect_margin(), saltation::PropagationName(options.propagation));
   for (const std::string& pair : hook.untracked_pairs()) {
@@ -328,6 +329,15 @@ int RunRecord(const Args& args) {
 
 int main(int argc, char** argv) {
   saltation::InstallMujocoHandlers();
+  // the MuJoCo library loaded must be the one whose headers this program was compiled with
+  if (const std::string e = saltation::MujocoVersionMismatch(); !e.empty()) {
+    std::fprintf(stderr, "saltation: %s\n", e.c_str());
+    return 3;
+  }
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::printf("%s\n", saltation::VersionLine().c_str());
+    return 0;
+  }
   // subcommands with their own options
   const std::vector<std::string> rest(argv + std::min(argc, 2), argv + argc);
   const std::string first = argc > 1 ? argv[1] : "";

@@ -150,7 +150,7 @@ std::string App::OpenWindow() {
     App* app = From(w);
     if (ImGui::GetIO().WantCaptureMouse) return;
     auto lock = app->sim_.Lock();
-    if (app->sim_.m()) mjv_moveCamera(app->sim_.m(), mjMOUSE_ZOOM, 0, -0.05 * dy, &app->scn_, &app->cam_);
+    if (app->sim_.m()) mjv_moveCamera(app->sim_.m(), mjMOUSE_ZOOM, 0, -0.05 * dy, &app->cam_);
   });
   glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
     if (count > 0) From(w)->ui_.request_load = paths[0];
@@ -511,7 +511,7 @@ void App::CursorMoved(double x, double y) {
   if (pert.active) {
     mjv_movePerturb(sim_.m(), sim_.d(), action, dx / height, dy / height, &scn_, &pert);
   } else {
-    mjv_moveCamera(sim_.m(), action, dx / height, dy / height, &scn_, &cam_);
+    mjv_moveCamera(sim_.m(), action, dx / height, dy / height, &cam_);  // MuJoCo 4: no scene argument
   }
 }
 
@@ -525,9 +525,9 @@ void App::Select(int button, int mods) {
   int width = 1, height = 1;
   glfwGetWindowSize(window_, &width, &height);
   mjtNum point[3];
-  int geom = -1, skin = -1;
+  int geom = -1, flex = -1, skin = -1;
   const int body = mjv_select(m, d, &vopt_, static_cast<mjtNum>(width) / height, last_x_ / width,
-                              (height - last_y_) / height, &scn_, point, &geom, &skin);
+                              (height - last_y_) / height, &scn_, point, &geom, &flex, &skin);
   mjvPerturb& pert = sim_.perturb();
   if (button == GLFW_MOUSE_BUTTON_LEFT) {
     pert.select = body > 0 ? body : 0;

@@ -12,6 +12,7 @@
 
 #include "app.h"
 #include "saltation/errors.h"
+#include "saltation/version.h"
 
 namespace {
 
@@ -123,6 +124,11 @@ std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args)
 
 int main(int argc, char** argv) {
   saltation::InstallMujocoHandlers();  // mju_error throws instead of waiting for Enter
+  // the MuJoCo library loaded must be the one whose headers this program was compiled with
+  if (const std::string e = saltation::MujocoVersionMismatch(); !e.empty()) {
+    std::fprintf(stderr, "saltation-viewer: %s\n", e.c_str());
+    return 3;
+  }
 
   saltation_viewer::ViewerArgs args;
   const std::string parse_error = ParseArgs(argc, argv, &args);

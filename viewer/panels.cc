@@ -72,7 +72,7 @@ void RunControls(Simulation& sim, UiState& ui) {
     ImGui::Text("t = %.3f s   real-time factor %.2f", sim.d()->time,
                 sim.running() ? sim.measured_rtf() : 0.0);
   }
-  ImGui::TextDisabled("%.0f frames/s, step %g s, nv %d", ui.fps, m->opt.timestep, m->nv);
+  ImGui::TextDisabled("%.0f frames/s, step %g s, nv %d", ui.fps, m->opt.timestep, static_cast<int>(m->nv));
 }
 
 void SaltationControls(Simulation& sim, UiState& ui) {

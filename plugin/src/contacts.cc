@@ -25,7 +25,7 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   mj_kinematics(m, d);
   mj_comPos(m, d);
   mj_tendon(m, d);
-  mj_crb(m, d);
+  mj_makeM(m, d);  // MuJoCo 4: mj_makeM assembles M (CRB included), as mj_fwdPosition does
   mj_factorM(m, d);
   mj_collision(m, d);
   if (m->neq || HasBodyTransmission(m)) mj_makeConstraint(m, d);
@@ -100,12 +100,13 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
     const std::pair<int, int> pair{id.geom1, id.geom2};
     if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
   }
-  mjContact con[mjMAXCONPAIR];
+  mjPreContact con[mjMAXCONPAIR];
   for (const auto& [g1, g2] : pairs) {
     const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
     mjfCollision collide = mjCOLLISIONFUNC[t1][t2];
     if (!collide) continue;
-    // margin, gap and condim: an explicit <pair>, or the geoms' own (mj_collideGeoms)
+    // margin, gap and condim as MuJoCo's narrow phase sets them: an explicit <pair>, or the sum of
+    // the geoms' margins and of their gaps (condim from mj_contactParam's priority rule)
     int ipair = -1;
     for (int p = 0; p < m->npair && ipair < 0; p++) {
       if ((m->pair_geom1[p] == g1 && m->pair_geom2[p] == g2) || (m->pair_geom1[p] == g2 && m->pair_geom2[p] == g1)) ipair = p;
@@ -117,20 +118,24 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
       gap = m->pair_gap[ipair];
       condim = m->pair_dim[ipair];
     } else {
-      margin = mju_max(m->geom_margin[g1], m->geom_margin[g2]);
-      gap = mju_max(m->geom_gap[g1], m->geom_gap[g2]);
+      margin = m->geom_margin[g1] + m->geom_margin[g2];
+      gap = m->geom_gap[g1] + m->geom_gap[g2];
       const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
       condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
     }
-    if (m->opt.enableflags & mjENBL_OVERRIDE) {
-      margin = m->opt.o_margin;
-      gap = 0;
-    }
+    // Contact Override replaces the margin (mj_assignMargin), not the gap
+    if (m->opt.enableflags & mjENBL_OVERRIDE) margin = m->opt.o_margin;
     std::memset(con, 0, sizeof(con));
-    const int num = collide(m, d, con, g1, g2, margin);
+    // the narrow phase detects within margin + gap; the rigid surface is at dist = margin
+    // (MuJoCo 4's collision functions fill mjPreContact: a normal and an optional tangent; they
+    // may use d's stack, hence the non-const mjData)
+    const int num = collide(m, const_cast<mjData*>(d), con, g1, g2, margin + gap);
     for (int i = 0; i < num; i++) {
-      CompleteFrame(con[i].frame);
-      AddPoint(d, g1, g2, con[i].pos, con[i].frame, con[i].dist - (margin - gap), condim, -1, points);
+      mjtNum frame[9] = {0};
+      mju_copy3(frame, con[i].normal);
+      mju_copy3(frame + 3, con[i].tangent);
+      CompleteFrame(frame);
+      AddPoint(d, g1, g2, con[i].pos, frame, con[i].dist - margin, condim, -1, points);
     }
   }
 }
@@ -151,7 +156,7 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
   mj_comPos(m, d);
   if (inertia) {
     mj_tendon(m, d);
-    mj_crb(m, d);
+    mj_makeM(m, d);
     mj_factorM(m, d);
   }
   CollidePairs(model, d, ids, points);

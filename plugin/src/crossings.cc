@@ -67,7 +67,7 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   const int rows = static_cast<int>(g.J.rows());
   // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
   // of a full solve per row)
-  ConstraintMassHalf(model_.mj(), d, g.J, w.JMinv, w.A);
+  ConstraintMassHalf(model_.mj(), d, g.J, w.JMinv, w.A, w.sqrt_inv_d);
   Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
   w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
   if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode.contacts.size() &&

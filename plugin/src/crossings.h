@@ -75,6 +75,7 @@ class CrossingFinder {
     ConstraintSet set;
     ConstraintScratch rows;
     RowMatrix JMinv;
+    Eigen::VectorXd sqrt_inv_d;  // D^{−1/2} of MuJoCo's factor
     Eigen::MatrixXd A;
     Eigen::VectorXd rhs, lambda;
     PsdSolver solver;

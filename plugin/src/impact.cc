@@ -344,7 +344,7 @@ Eigen::MatrixXd MassMatrix(const Model& model, Data& data, const Eigen::VectorXd
   const mjModel* m = model.mj();
   EvaluatePosition(model, data.main(), qpos.data());
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> M(m->nv, m->nv);
-  mj_fullM(m, M.data(), data.main()->qM);
+  mj_fullM(m, data.main(), M.data());  // MuJoCo 4: (m, d, dst), d->qM gone (sparse d->M)
   return M;
 }
 

@@ -18,20 +18,16 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
   if (!(detect_margin_ >= 0)) detect_margin_ = std::max(0.01, 0.05 * m->stat.extent);
   if (!std::isfinite(detect_margin_)) throw ConfigError("detect_margin must be finite");
 
-  // enlarge margin and gap together: includemargin (the rigid surface) stays where it was
-  for (int g = 0; g < m_->ngeom; g++) {
-    m_->geom_margin[g] += detect_margin_;
-    m_->geom_gap[g] += detect_margin_;
-  }
-  for (int p = 0; p < m_->npair; p++) {
-    m_->pair_margin[p] += detect_margin_;
-    m_->pair_gap[p] += detect_margin_;
-  }
-  // Contact Override replaces every margin by o_margin but keeps the gaps: enlarge it too
-  if (m_->opt.enableflags & mjENBL_OVERRIDE) m_->opt.o_margin += detect_margin_;
-  // near-contacts take contact slots: leave room for them
-  m_->nconmax = std::max(m_->nconmax, 1000);
-  m_->njmax = std::max(m_->njmax, 2000);
+  // enlarge the detection band, not the rigid surface. MuJoCo 4 detects a pair within
+  // margin + gap and activates it within margin (includemargin = margin; contacts in the gap are
+  // reported with exclude = 1), and sums the two geoms' margins and gaps (an explicit <pair>
+  // gives its own; Contact Override replaces the margin only). So only the gaps grow: δ/2 per
+  // geom makes every geom pair's band δ wider, a <pair>'s by δ. (MuJoCo 2.2.2 detected within
+  // the larger margin and activated within margin − gap: margin and gap grew together there, and
+  // o_margin with them.)
+  for (int g = 0; g < m_->ngeom; g++) m_->geom_gap[g] += 0.5 * detect_margin_;
+  for (int p = 0; p < m_->npair; p++) m_->pair_gap[p] += detect_margin_;
+  // no nconmax/njmax to raise: contacts and constraint rows live in mjData's arena (MuJoCo 3+)
 }
 
 std::string Model::GeomName(int geom) const {

@@ -4,7 +4,7 @@
 //                    => d's velocity, actuation and smooth-acceleration stages: qacc_smooth, act_dot
 //   ConstraintMass   (d with M factored at the rows' configuration, rows J)
 //                    => JMinv = J M⁻¹ (rows of J as right-hand sides, M symmetric), A = J M⁻¹ Jᵀ
-//   ConstraintMassHalf (the same) => Y = D^{−1/2} L^{−ᵀ} Jᵀ by rows, A = Y Yᵀ (half a solve per
+//   ConstraintMassHalf (the same, a scratch vector) => Y = D^{−1/2} L^{−ᵀ} Jᵀ by rows, A = Y Yᵀ (half a solve per
 //                    row, from MuJoCo's factor M = Lᵀ D L; allocation-free once sized)
 //
 // Read and write only d and the outputs.
@@ -33,10 +33,12 @@ inline void ConstraintMass(const mjModel* m, mjData* d, const RowMatrix& J, RowM
 }
 
 inline void ConstraintMassHalf(const mjModel* m, const mjData* d, const RowMatrix& J, RowMatrix& Y,
-                               Eigen::MatrixXd& A) {
+                               Eigen::MatrixXd& A, Eigen::VectorXd& sqrt_inv_d) {
+  // D^{−1/2} of MuJoCo's factor (mj_solveM2 takes it since MuJoCo 3); sqrt_inv_d is scratch
+  sqrt_inv_d = Eigen::Map<const Eigen::VectorXd>(d->qLDiagInv, m->nv).cwiseSqrt();
   const int nrow = static_cast<int>(J.rows());
   Y.resize(nrow, m->nv);
-  if (nrow > 0) mj_solveM2(m, const_cast<mjData*>(d), Y.data(), J.data(), nrow);
+  if (nrow > 0) mj_solveM2(m, const_cast<mjData*>(d), Y.data(), J.data(), sqrt_inv_d.data(), nrow);
   A.noalias() = Y * Y.transpose();
 }
 

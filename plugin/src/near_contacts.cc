@@ -32,32 +32,33 @@ std::string GeomName(const mjModel* m, int g) {
 
 std::vector<std::string> WidenNearContacts(mjModel* m, double delta) {
   std::vector<std::string> untracked;
-  // enlarge margin and gap together on the geoms whose every possible partner is an exact pair
-  const bool override_margin = m->opt.enableflags & mjENBL_OVERRIDE;
-  std::vector<bool> enlarge(m->ngeom, !override_margin);
+  // widen the detection band of the geoms whose every possible partner is an exact pair. MuJoCo 4
+  // detects a pair within margin + gap and activates it within margin (includemargin = margin),
+  // both summed over the two geoms (a <pair> has its own; Contact Override replaces the margin,
+  // not the gap): growing the gaps alone leaves the physics bitwise as it was, whatever the
+  // partner's margin and gap, and works under Contact Override too. δ/2 per geom: a pair of
+  // widened geoms gets δ; a widened geom against one that is not, δ/2.
+  // (MuJoCo 2.2.2 detected within max(margin) and activated within max(margin) − max(gap): margin
+  // and gap had to grow together, only between geoms of the same margin and gap, never under
+  // Contact Override.)
+  std::vector<bool> enlarge(m->ngeom, true);
   for (int g = 0; g < m->ngeom; g++) {
     for (int h = 0; h < m->ngeom && enlarge[g]; h++) {
       if (h == g || !MayCollide(m, g, h)) continue;
-      const bool same_surface = m->geom_margin[h] == m->geom_margin[g] && m->geom_gap[h] == m->geom_gap[g];
-      if (!ExactPair(m->geom_type[g], m->geom_type[h]) || !same_surface) enlarge[g] = false;
+      if (!ExactPair(m->geom_type[g], m->geom_type[h])) enlarge[g] = false;
     }
   }
   for (int g = 0; g < m->ngeom; g++) {
     for (int h = g + 1; h < m->ngeom; h++) {
       if (!MayCollide(m, g, h) || enlarge[g] || enlarge[h]) continue;
-      const std::string name = std::string(override_margin ? "(contact override) " : "") +
-                               GeomName(m, g) + "/" + GeomName(m, h);
-      untracked.push_back(name);
+      untracked.push_back(GeomName(m, g) + "/" + GeomName(m, h));
     }
   }
   for (int g = 0; g < m->ngeom; g++) {
-    if (!enlarge[g]) continue;
-    m->geom_margin[g] += delta;
-    m->geom_gap[g] += delta;
+    if (enlarge[g]) m->geom_gap[g] += 0.5 * delta;
   }
   for (int p = 0; p < m->npair; p++) {
     if (!ExactPair(m->geom_type[m->pair_geom1[p]], m->geom_type[m->pair_geom2[p]])) continue;
-    m->pair_margin[p] += delta;
     m->pair_gap[p] += delta;
   }
 

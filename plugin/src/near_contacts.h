@@ -1,12 +1,12 @@
-// Near-contacts reported by MuJoCo itself: the hook's copy of the model has margin and gap
-// enlarged together by δ (the detection margin) on the geoms for which that is exact, so MuJoCo
-// lists every point within δ of touching with its distance, and the physics is unchanged
-// (includemargin = margin − gap stays where it was).
+// Near-contacts reported by MuJoCo itself: the hook's copy of the model has its gaps widened by
+// δ/2 per geom (δ the detection margin) on the geoms for which that is exact, so MuJoCo 4 (which
+// detects within margin + gap and activates within margin) lists every point within δ of
+// touching with its distance, and the physics is unchanged.
 //
-//   WidenNearContacts  (m, δ) => m's geom and pair margins and gaps widened where exact;
+//   WidenNearContacts  (m, δ) => m's geom gaps (δ/2) and pair gaps (δ) widened where exact;
 //                                returns the geom pairs that may collide but are not tracked
 //                                exactly ("name1/name2": a geom with a partner of a type whose
-//                                collision does not honour the margin, or a different surface)
+//                                collision does not honour the gap)
 #ifndef SALTATION_NEAR_CONTACTS_H_
 #define SALTATION_NEAR_CONTACTS_H_
 

@@ -99,20 +99,18 @@ Eigen::MatrixXd Resimulator::StepJacobian(const SavedStep& from, double h, doubl
   mjData* d = data_.get();
   RowMatrix A(n, n);
   if (m->opt.integrator != mjINT_RK4) {
-    // MuJoCo's own finite differences (forward, eps); 2.2.2 does not restore d->time
-    Step(from, h);  // sets every input; the state is overwritten next
-    d->time = from.time;
-    Eigen::Map<Eigen::VectorXd>(d->qpos, m->nq) = from.qpos;
-    Eigen::Map<Eigen::VectorXd>(d->qvel, m->nv) = from.qvel;
-    Eigen::Map<Eigen::VectorXd>(d->act, m->na) = from.act;
-    Eigen::Map<Eigen::VectorXd>(d->qacc_warmstart, m->nv) = from.warmstart;
+    // MuJoCo's own finite differences (forward, eps) from the saved state and inputs; MuJoCo 4
+    // leaves d's time and state as they were (MujocoFacts.TransitionFDRestoresTimeAndState)
+    Load(from);
+    const double dt = model_->opt.timestep;
+    model_->opt.timestep = h;
     mjd_transitionFD(model_.get(), d, eps, 0, A.data(), nullptr, nullptr, nullptr);
-    d->time = from.time;
+    model_->opt.timestep = dt;
     return A;
   }
-  // RK4: mjd_transitionFD in 2.2.2 gets the velocity columns wrong with RK4 (each equals the
-  // last one, seen on a ball in contact), so difference whole mj_step calls instead, in the same
-  // tangent layout and with the same forward step
+  // RK4: MuJoCo 4 refuses it in mjd_transitionFD (MujocoFacts.TransitionFDRefusesRK4; 2.2.2
+  // took it but returned every velocity column equal to the last), so difference whole mj_step
+  // calls instead, in the same tangent layout and with the same forward step
   Step(from, h);
   const State nominal = StateNow();
   SavedStep perturbed = from;

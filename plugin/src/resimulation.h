@@ -43,7 +43,7 @@ class Resimulator {
   void PrepareSubsteps(const SavedStep& from);
   void Substep(const SavedStep& from, double h);
   // MuJoCo's step Jacobian: mjd_transitionFD (forward differences, step eps) except with RK4
-  // (MuJoCo 2.2.2 gets its velocity columns wrong), where whole steps are differenced
+  // (MuJoCo 4 refuses it there), where whole steps are differenced
   Eigen::MatrixXd StepJacobian(const SavedStep& from, double h, double eps);
 
   State StateNow() const { return StateFromData(model_.get(), data_.get()); }

@@ -35,9 +35,7 @@ State Integrate(const mjModel* m, const State& x, const Eigen::VectorXd& dx, dou
 Eigen::VectorXd Difference(const mjModel* m, const State& x, const State& y) {
   const int nv = m->nv, na = m->na;
   Eigen::VectorXd dx(2 * nv + na);
-  // mj_differentiatePos takes non-const pointers in 2.2
-  Eigen::VectorXd q1 = x.qpos, q2 = y.qpos;
-  mj_differentiatePos(m, dx.data(), 1.0, q1.data(), q2.data());
+  mj_differentiatePos(m, dx.data(), 1.0, x.qpos.data(), y.qpos.data());
   dx.segment(nv, nv) = y.qvel - x.qvel;
   if (na) dx.segment(2 * nv, na) = y.act - x.act;
   return dx;

@@ -22,5 +22,6 @@
 #include "saltation/rigid_simulator.h"
 #include "saltation/saltation_matrix.h"
 #include "saltation/tangent.h"
+#include "saltation/version.h"
 
 #endif  // SALTATION_SALTATION_H_
