@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -219,7 +220,13 @@ TEST(CliFloquet, RimlessWheelIsStableAndJsonHasBothMultiplierSets) {
   const Result r = RunCli("floquet models/rimless_wheel.xml --keyframe start --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("periodic orbit: converged"));
-  EXPECT_THAT(r.output, HasSubstr("constraint-consistent, Φ/Ξ chain 1.00000"));
+  // the trivial multiplier of the constraint-consistent chain is 1 to 1e-5, as the printed
+  // "1.00000…" asserted on MuJoCo 2.2.2 (4.0.1's capsule–plane frames move it to 0.9999994: the
+  // J̇v stencil of issue 14)
+  const std::string key = "constraint-consistent, Φ/Ξ chain ";
+  const size_t at = r.output.find(key);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_NEAR(std::strtod(r.output.c_str() + at + key.size(), nullptr), 1.0, 1e-5) << r.output;
   EXPECT_THAT(r.output, HasSubstr("0.618233+0.0e+00i"));
   EXPECT_THAT(r.output, HasSubstr("verdict: stable"));
   std::ifstream in(out);
