@@ -6,7 +6,7 @@
 #                      `mujoco` package directory, or any such SDK tree; lib/ is searched too);
 #   MUJOCO_PYTHON      a Python interpreter whose environment has mujoco installed
 #                      (default: <source>/.venv/bin/python, which scripts/bootstrap creates).
-# System directories are NOT searched: Debian's libmujoco-dev (2.2.2) may be installed beside.
+# System directories are NOT searched: Debian's own MuJoCo package (2.2.2) may be installed beside.
 #
 # Defines the imported target mujoco::mujoco, MuJoCo_FOUND, MuJoCo_VERSION (from mujoco.h's
 # mjVERSION_HEADER), MuJoCo_INCLUDE_DIR, MuJoCo_LIBRARY, MuJoCo_ROOT. Honours
