@@ -5,16 +5,6 @@
 namespace saltation {
 namespace {
 
-bool ExactType(int t) {
-  return t == mjGEOM_PLANE || t == mjGEOM_SPHERE || t == mjGEOM_CAPSULE || t == mjGEOM_BOX;
-}
-
-// margin = gap enlargement is exact (bitwise-identical physics) for this pair of geom types
-bool ExactPair(int t1, int t2) {
-  if (t1 == mjGEOM_PLANE || t2 == mjGEOM_PLANE) return true;
-  return ExactType(t1) && ExactType(t2);
-}
-
 // MuJoCo may generate contacts between these two geoms
 bool MayCollide(const mjModel* m, int g1, int g2) {
   const int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
@@ -29,6 +19,13 @@ std::string GeomName(const mjModel* m, int g) {
 }
 
 }  // namespace
+
+bool GapWideningIsExact(int t1, int t2) {
+  auto is = [&](int a, int b) { return (t1 == a && t2 == b) || (t1 == b && t2 == a); };
+  if (t1 == mjGEOM_PLANE || t2 == mjGEOM_PLANE) return true;
+  auto primitive = [](int t) { return t == mjGEOM_SPHERE || t == mjGEOM_CAPSULE || t == mjGEOM_BOX; };
+  return (primitive(t1) && primitive(t2)) || is(mjGEOM_SPHERE, mjGEOM_CYLINDER);
+}
 
 std::vector<std::string> WidenNearContacts(mjModel* m, double delta) {
   std::vector<std::string> untracked;
@@ -45,7 +42,7 @@ std::vector<std::string> WidenNearContacts(mjModel* m, double delta) {
   for (int g = 0; g < m->ngeom; g++) {
     for (int h = 0; h < m->ngeom && enlarge[g]; h++) {
       if (h == g || !MayCollide(m, g, h)) continue;
-      if (!ExactPair(m->geom_type[g], m->geom_type[h])) enlarge[g] = false;
+      if (!GapWideningIsExact(m->geom_type[g], m->geom_type[h])) enlarge[g] = false;
     }
   }
   for (int g = 0; g < m->ngeom; g++) {
@@ -58,7 +55,7 @@ std::vector<std::string> WidenNearContacts(mjModel* m, double delta) {
     if (enlarge[g]) m->geom_gap[g] += 0.5 * delta;
   }
   for (int p = 0; p < m->npair; p++) {
-    if (!ExactPair(m->geom_type[m->pair_geom1[p]], m->geom_type[m->pair_geom2[p]])) continue;
+    if (!GapWideningIsExact(m->geom_type[m->pair_geom1[p]], m->geom_type[m->pair_geom2[p]])) continue;
     m->pair_gap[p] += delta;
   }
 
