@@ -1,61 +1,6 @@
 #include "scene_markers.h"
 
-#include <algorithm>
-#include <cmath>
-
 namespace saltation_viewer {
-namespace {
-
-// one sphere of radius r at pos
-void AddSphere(mjvScene* scn, const Eigen::Vector3d& pos, double r, const float rgba[4],
-               float emission) {
-  if (scn->ngeom >= scn->maxgeom) return;
-  mjvGeom* g = scn->geoms + scn->ngeom++;
-  const mjtNum size[3] = {r, r, r};
-  const mjtNum p[3] = {pos.x(), pos.y(), pos.z()};
-  mjv_initGeom(g, mjGEOM_SPHERE, size, p, nullptr, rgba);
-  g->category = mjCAT_DECOR;
-  g->objtype = mjOBJ_UNKNOWN;
-  g->objid = -1;
-  g->emission = emission;
-  g->specular = 0.2f;
-}
-
-void AddMarker(const mjModel* m, const EventRecord& ev, double alpha, bool selected,
-               mjvScene* scn) {
-  float rgba[4];
-  EventColor(ev.kind, ev.grazing, rgba);
-  rgba[3] = static_cast<float>(alpha);
-  // radius: a fraction of the model's mean body size, growing with log10 ‖Ξ‖
-  const double base = std::clamp(0.2 * m->stat.meansize, 0.005, 0.1);
-  const double grow = std::isfinite(ev.xi_norm) ? std::log10(std::max(1.0, ev.xi_norm)) : 0;
-  const double r = base * (ev.has_xi ? 1.0 + 0.5 * grow : 0.6);
-  AddSphere(scn, ev.pos, r, rgba, 0.4f);
-  if (selected) {
-    const float halo[4] = {1, 1, 1, 0.35f};
-    AddSphere(scn, ev.pos, 1.8 * r, halo, 0.6f);
-  }
-}
-
-}  // namespace
-
-void EventColor(saltation::EventKind kind, bool grazing, float rgb[3]) {
-  auto set = [rgb](float r, float g, float b) {
-    rgb[0] = r;
-    rgb[1] = g;
-    rgb[2] = b;
-  };
-  if (grazing || kind == saltation::EventKind::kGraze) return set(1.0f, 0.75f, 0.0f);  // warning amber
-  if (kind == saltation::EventKind::kTouchdown) return set(0.25f, 0.6f, 1.0f);
-  if (kind == saltation::EventKind::kLiftoff) return set(0.3f, 0.9f, 0.35f);
-  if (kind == saltation::EventKind::kSlip) return set(0.75f, 0.45f, 1.0f);
-  if (kind == saltation::EventKind::kNearMiss) return set(0.65f, 0.65f, 0.65f);
-  if (kind == saltation::EventKind::kSimultaneous) return set(1.0f, 0.45f, 0.8f);
-  if (kind == saltation::EventKind::kZeno) return set(1.0f, 0.25f, 0.2f);
-  if (kind == saltation::EventKind::kChatter) return set(1.0f, 0.5f, 0.1f);
-  if (kind == saltation::EventKind::kRestitution) return set(0.2f, 0.9f, 0.9f);
-  set(0.9f, 0.9f, 0.9f);
-}
 
 ImU32 EventColorU32(saltation::EventKind kind, bool grazing, int alpha) {
   float c[3];
@@ -66,16 +11,30 @@ ImU32 EventColorU32(saltation::EventKind kind, bool grazing, int alpha) {
 
 void AddEventMarkers(const mjModel* m, double time, const std::vector<EventRecord>& events,
                      int selected, double fade, mjvScene* scn) {
-  // events are in time order: walk back from the newest while they are recent
-  for (int i = static_cast<int>(events.size()) - 1; i >= 0; i--) {
-    const double age = time - events[i].time;
-    if (age > fade) break;
-    if (age < -1e-9 || i == selected) continue;
-    AddMarker(m, events[i], 0.9 * (1.0 - age / fade) + 0.1, false, scn);
+  // the recent records (and the selected one) as the library's markers, in time order
+  std::vector<saltation::EventMarker> markers;
+  int first = static_cast<int>(events.size());
+  while (first > 0 && time - events[first - 1].time <= fade) first--;
+  int marker_selected = -1;
+  auto add = [&](const EventRecord& r) {
+    saltation::EventMarker mk;
+    mk.kind = r.kind;
+    mk.time = r.time;
+    mk.grazing = r.grazing;
+    mk.has_xi = r.has_xi;
+    mk.xi_norm = r.xi_norm;
+    mk.point = r.pos;
+    markers.push_back(mk);
+  };
+  if (selected >= 0 && selected < first) {  // an old selected record: drawn only as the selected
+    add(events[selected]);
+    marker_selected = 0;
   }
-  if (selected >= 0 && selected < static_cast<int>(events.size())) {
-    AddMarker(m, events[selected], 1.0, true, scn);
+  for (int i = first; i < static_cast<int>(events.size()); i++) {
+    if (i == selected) marker_selected = static_cast<int>(markers.size());
+    add(events[i]);
   }
+  saltation::AddEventMarkers(m, time, markers, marker_selected, fade, scn);
 }
 
 }  // namespace saltation_viewer

@@ -1,0 +1,84 @@
+#include "saltation/scene_markers.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace saltation {
+namespace {
+
+// one sphere of radius r at pos
+void AddSphere(mjvScene* scn, const Eigen::Vector3d& pos, double r, const float rgba[4],
+               float emission) {
+  if (scn->ngeom >= scn->maxgeom) return;
+  mjvGeom* g = scn->geoms + scn->ngeom++;
+  const mjtNum size[3] = {r, r, r};
+  const mjtNum p[3] = {pos.x(), pos.y(), pos.z()};
+  mjv_initGeom(g, mjGEOM_SPHERE, size, p, nullptr, rgba);
+  g->category = mjCAT_DECOR;
+  g->objtype = mjOBJ_UNKNOWN;
+  g->objid = -1;
+  g->emission = emission;
+  g->specular = 0.2f;
+}
+
+void AddMarker(const mjModel* m, const EventMarker& ev, double alpha, bool selected, mjvScene* scn) {
+  float rgba[4];
+  EventColor(ev.kind, ev.grazing, rgba);
+  rgba[3] = static_cast<float>(alpha);
+  // radius: a fraction of the model's mean body size, growing with log10 ‖Ξ‖
+  const double base = std::clamp(0.2 * m->stat.meansize, 0.005, 0.1);
+  const double grow = std::isfinite(ev.xi_norm) ? std::log10(std::max(1.0, ev.xi_norm)) : 0;
+  const double r = base * (ev.has_xi ? 1.0 + 0.5 * grow : 0.6);
+  AddSphere(scn, ev.point, r, rgba, 0.4f);
+  if (selected) {
+    const float halo[4] = {1, 1, 1, 0.35f};
+    AddSphere(scn, ev.point, 1.8 * r, halo, 0.6f);
+  }
+}
+
+}  // namespace
+
+bool MarkerOf(const HookEvent& event, EventMarker& marker) {
+  if (!event.point.allFinite()) return false;
+  marker.kind = event.kind;
+  marker.time = event.time;
+  marker.grazing = event.grazing;
+  marker.has_xi = event.has_xi;
+  marker.xi_norm = event.has_xi && event.rigid.complete ? event.rigid.xi.Norm() : NAN;
+  marker.point = event.point;
+  return true;
+}
+
+void EventColor(EventKind kind, bool grazing, float rgb[3]) {
+  auto set = [rgb](float r, float g, float b) {
+    rgb[0] = r;
+    rgb[1] = g;
+    rgb[2] = b;
+  };
+  if (grazing || kind == EventKind::kGraze) return set(1.0f, 0.75f, 0.0f);  // warning amber
+  if (kind == EventKind::kTouchdown) return set(0.25f, 0.6f, 1.0f);
+  if (kind == EventKind::kLiftoff) return set(0.3f, 0.9f, 0.35f);
+  if (kind == EventKind::kSlip) return set(0.75f, 0.45f, 1.0f);
+  if (kind == EventKind::kNearMiss) return set(0.65f, 0.65f, 0.65f);
+  if (kind == EventKind::kSimultaneous) return set(1.0f, 0.45f, 0.8f);
+  if (kind == EventKind::kZeno) return set(1.0f, 0.25f, 0.2f);
+  if (kind == EventKind::kChatter) return set(1.0f, 0.5f, 0.1f);
+  if (kind == EventKind::kRestitution) return set(0.2f, 0.9f, 0.9f);
+  set(0.9f, 0.9f, 0.9f);
+}
+
+void AddEventMarkers(const mjModel* m, double time, const std::vector<EventMarker>& events,
+                     int selected, double fade, mjvScene* scn) {
+  // events are in time order: walk back from the newest while they are recent
+  for (int i = static_cast<int>(events.size()) - 1; i >= 0; i--) {
+    const double age = time - events[i].time;
+    if (age > fade) break;
+    if (age < -1e-9 || i == selected) continue;
+    AddMarker(m, events[i], 0.9 * (1.0 - age / fade) + 0.1, false, scn);
+  }
+  if (selected >= 0 && selected < static_cast<int>(events.size())) {
+    AddMarker(m, events[selected], 1.0, true, scn);
+  }
+}
+
+}  // namespace saltation
