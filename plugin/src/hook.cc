@@ -84,7 +84,9 @@ void Hook::Reset(const mjData* d) {
   events_.clear();
   tracker_->Clear();
   for (int i = 0; i < 3; i++) guards_[i].present = false;
+  head_ = 0;
   step_index_ = 0;
+  group_counter_ = 0;
   Capture(m, d, *prev_);
   for (mjData* w : {data_->main(), data_->aux()}) mju_copy(w->ctrl, d->ctrl, m->nu);
 
