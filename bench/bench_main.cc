@@ -5,11 +5,15 @@
 //   HookOverhead/<model>      hook.Step (events only) vs plain mj_step over the same trajectory
 //   RigidPhiVsTransitionFD    one step of rigid Φ (∂F/∂x and its transition) vs mjd_transitionFD
 //   XiPerEvent/<model>        one TouchdownEvent (Ξ, DΔ, impact) vs one mj_forward
+//   PluginOverhead/<model>    mj_step of the model with the engine plugin saltation.events vs
+//                             without it vs hook.Step
 #include <benchmark/benchmark.h>
 #include <mujoco/mujoco.h>
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "saltation/saltation.h"
@@ -160,6 +164,62 @@ void XiPerEvent(benchmark::State& state, const std::string& name) {
 }
 BENCHMARK_CAPTURE(XiPerEvent, humanoid, std::string("humanoid"))->Unit(benchmark::kMillisecond)->Iterations(20);
 BENCHMARK_CAPTURE(XiPerEvent, ball_drop, std::string("ball_drop"))->Unit(benchmark::kMillisecond)->Iterations(50);
+
+// the model's file with the engine plugin's instance and sensor added (written next to nothing:
+// the bench models reference no other file)
+ModelPtr LoadWithPlugin(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string xml = text.str();
+  const size_t end = xml.rfind("</mujoco>");
+  if (end == std::string::npos) throw std::runtime_error("not an MJCF file: " + path);
+  xml.insert(end, R"(<extension><plugin plugin="saltation.events"><instance name="events"/></plugin></extension>
+<sensor><plugin name="saltation" instance="events"/></sensor>
+)");
+  const std::string tmp = "/tmp/saltation_bench_plugin_model.xml";
+  std::ofstream(tmp) << xml;
+  return Load(tmp);
+}
+
+// plain mj_step of the model with the plugin against the model without it and against hook.Step
+// (events only), 1000 steps each from the same state, side by side in every iteration
+void PluginOverhead(benchmark::State& state, const std::string& name) {
+  mj_loadPluginLibrary(SALTATION_PLUGIN_LIBRARY);
+  ModelPtr plain = Load(ModelFile(name)), with = LoadWithPlugin(ModelFile(name)), hooked = Load(ModelFile(name));
+  saltation::Hook hook(hooked.get());
+  DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(with.get())), d3(mj_makeData(hooked.get()));
+  const int key = mj_name2id(plain.get(), mjOBJ_KEY, "throw");
+  double t_plain = 0, t_plugin = 0, t_hook = 0;
+  for (auto _ : state) {
+    const std::pair<const mjModel*, mjData*> runs[] = {{plain.get(), d1.get()}, {with.get(), d2.get()},
+                                                       {hooked.get(), d3.get()}};
+    for (const auto& [m, d] : runs) {
+      if (key >= 0) {
+        mj_resetDataKeyframe(m, d, key);
+      } else {
+        mj_resetData(m, d);
+      }
+    }
+    hook.Reset(d3.get());
+    auto t0 = Clock::now();
+    for (int k = 0; k < 1000; k++) mj_step(plain.get(), d1.get());
+    auto t1 = Clock::now();
+    for (int k = 0; k < 1000; k++) mj_step(with.get(), d2.get());
+    auto t2 = Clock::now();
+    for (int k = 0; k < 1000; k++) hook.Step(d3.get());
+    auto t3 = Clock::now();
+    t_plain += Seconds(t1 - t0);
+    t_plugin += Seconds(t2 - t1);
+    t_hook += Seconds(t3 - t2);
+  }
+  state.counters["plain_us_per_step"] = 1e6 * t_plain / (1000.0 * state.iterations());
+  state.counters["ratio_plugin_to_plain"] = t_plugin / t_plain;
+  state.counters["ratio_hook_to_plain"] = t_hook / t_plain;
+  state.counters["plugin_events"] = d2->sensordata[with->sensor_adr[with->nsensor - 1]];
+}
+BENCHMARK_CAPTURE(PluginOverhead, humanoid, std::string("humanoid"))->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK_CAPTURE(PluginOverhead, ball_drop, std::string("ball_drop"))->Unit(benchmark::kMillisecond)->Iterations(20);
 
 }  // namespace
 

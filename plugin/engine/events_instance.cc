@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <algorithm>
 #include <cstring>
 
@@ -62,17 +63,18 @@ void EventsInstance::WriteLog(const std::string& line) {
 }
 
 void EventsInstance::OnEvent(const HookEvent& ev) {
+  const double xi_norm = ev.has_xi && ev.rigid.complete ? ev.rigid.xi.Norm() : NAN;
   if (ev.has_xi) {
     with_xi_++;
     last_time_ = ev.time;
-    last_xi_norm_ = ev.rigid.complete ? ev.rigid.xi.Norm() : 0;
+    last_xi_norm_ = std::isnan(xi_norm) ? 0 : xi_norm;
     last_transversality_ = ev.rigid.xi.transversality_rel;
     last_grazing_ = ev.grazing ? 1 : 0;
   } else {
     others_++;
   }
   EventMarker marker;
-  if (MarkerOf(ev, marker)) {
+  if (MarkerOf(ev, xi_norm, marker)) {
     if (markers_.size() >= kMaxMarkers) markers_.erase(markers_.begin(), markers_.begin() + kMaxMarkers / 2);
     markers_.push_back(marker);
   }

@@ -16,8 +16,17 @@ bool Same(const std::vector<mjtNum>& a, const std::vector<mjtNum>& b) {
 
 }  // namespace
 
+// the model the hook steps: m without sensors (they never act on the physics, and the hook's
+// re-simulated sub-steps would evaluate them, this plugin's acceleration-stage sensor among them)
+ModelPtr WithoutSensors(const mjModel* m) {
+  ModelPtr copy(mj_copyModel(nullptr, m));
+  if (!copy) throw MujocoError("could not copy the model");
+  copy->opt.disableflags |= mjDSBL_SENSOR;
+  return copy;
+}
+
 StepFollower::StepFollower(const mjModel* m, const HookOptions& options)
-    : hook_(std::make_unique<Hook>(m, options)) {
+    : hook_(std::make_unique<Hook>(WithoutSensors(m).get(), options)) {
   shadow_ = mj_makeData(m);
   if (!shadow_) throw MujocoError("could not allocate the plugin's mjData");
   physics_size_ = mj_stateSize(m, kPhysics);

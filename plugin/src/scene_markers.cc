@@ -38,13 +38,13 @@ void AddMarker(const mjModel* m, const EventMarker& ev, double alpha, bool selec
 
 }  // namespace
 
-bool MarkerOf(const HookEvent& event, EventMarker& marker) {
+bool MarkerOf(const HookEvent& event, double xi_norm, EventMarker& marker) {
   if (!event.point.allFinite()) return false;
   marker.kind = event.kind;
   marker.time = event.time;
   marker.grazing = event.grazing;
   marker.has_xi = event.has_xi;
-  marker.xi_norm = event.has_xi && event.rigid.complete ? event.rigid.xi.Norm() : NAN;
+  marker.xi_norm = xi_norm;
   marker.point = event.point;
   return true;
 }

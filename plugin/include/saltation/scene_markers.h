@@ -28,8 +28,9 @@ struct EventMarker {
   Eigen::Vector3d point = Eigen::Vector3d::Zero();
 };
 
-// The marker of a hook event: its point (a NaN point gives no marker: returns false).
-bool MarkerOf(const HookEvent& event, EventMarker& marker);
+// The marker of a hook event with its ‖Ξ‖₂ (computed by the caller: it costs an eigenvalue
+// problem); a NaN point gives no marker (returns false).
+bool MarkerOf(const HookEvent& event, double xi_norm, EventMarker& marker);
 
 // RGB in [0, 1] of an event kind; grazing events take the warning colour whatever their kind.
 void EventColor(EventKind kind, bool grazing, float rgb[3]);
