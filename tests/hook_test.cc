@@ -1,5 +1,6 @@
 // The engine hook on MuJoCo's own simulation: bitwise-identical physics, event times, Ξ at the
 // localised state, grazing, near misses, simultaneous groups, Zeno.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +47,29 @@ const HookEvent* First(const std::vector<HookEvent>& events, EventKind kind) {
 }
 
 class HookTest : public MujocoTest {};
+
+// keep_events = false: on_event sees the very records of a kept run, and events() never holds
+// more than one step's (bounded memory for long streams)
+TEST_F(HookTest, StreamingKeepsOnlyTheLatestStep) {
+  const std::string xml = DropBall(0.3, 0.8, "Euler", 0.001, "0.01 0.3");  // MuJoCo's ball bounces
+  ModelPtr m = LoadModelFromString(xml);
+  HookOptions streaming;
+  streaming.keep_events = false;
+  Hook kept(m.get()), streamed(m.get(), streaming);
+  std::vector<std::string> seen;
+  streamed.on_event = [&](HookEvent& ev) { seen.push_back(HookEventToJson(streamed.rigid_model(), ev)); };
+  DataPtr d1(mj_makeData(m.get())), d2(mj_makeData(m.get()));
+  size_t most = 0;
+  while (d1->time < 2) {
+    kept.Step(d1.get());
+    streamed.Step(d2.get());
+    most = std::max(most, streamed.events().size());
+  }
+  ASSERT_GE(kept.events().size(), 5u);
+  ASSERT_EQ(seen.size(), kept.events().size());
+  for (size_t i = 0; i < seen.size(); i++) EXPECT_EQ(seen[i], HookEventToJson(kept.rigid_model(), kept.events()[i]));
+  EXPECT_LE(most, 3u);
+}
 
 // The hook never edits the caller's model and outlives it: the model deleted right after the
 // hook is made, the run gives the same events as with the model alive, and the hook is destroyed

@@ -25,8 +25,14 @@ ModelPtr WithoutSensors(const mjModel* m) {
   return copy;
 }
 
+// records are passed on as they are found, not kept
+HookOptions Streaming(HookOptions options) {
+  options.keep_events = false;
+  return options;
+}
+
 StepFollower::StepFollower(const mjModel* m, const HookOptions& options)
-    : hook_(std::make_unique<Hook>(WithoutSensors(m).get(), options)) {
+    : hook_(std::make_unique<Hook>(WithoutSensors(m).get(), Streaming(options))) {
   shadow_ = mj_makeData(m);
   if (!shadow_) throw MujocoError("could not allocate the plugin's mjData");
   physics_size_ = mj_stateSize(m, kPhysics);

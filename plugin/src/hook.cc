@@ -109,6 +109,7 @@ void Hook::Reset(const mjData* d) {
 
 void Hook::Step(mjData* d) {
   if (!started_) Reset(d);
+  if (!options_.keep_events) events_.clear();
   const double dt = m_->opt.timestep;
   Capture(m_, d, *cur_);
   mj_step(m_, d);

@@ -51,6 +51,9 @@ struct HookOptions {
   // simultaneous group) waits for Hook::CompleteXi. Only without rigid propagation or covariance
   // (those fold every Ξ into Φ); ignored otherwise.
   bool xi_on_demand = false;
+  // false: records go to Hook::on_event and are not kept beyond their step (events() holds the
+  // latest step's only), so a long-running stream's memory stays bounded (the engine plugin)
+  bool keep_events = true;
   Options model;                         // rigid model options (detection margin, tolerances)
 };
 
