@@ -31,6 +31,10 @@ void InstallMujocoHandlers() {
   mju_user_warning = CollectingWarningHandler;
 }
 
+ScopedMujocoErrors::ScopedMujocoErrors() : previous_(mju_user_error) { mju_user_error = ThrowingErrorHandler; }
+
+ScopedMujocoErrors::~ScopedMujocoErrors() { mju_user_error = previous_; }
+
 std::vector<std::string> TakeMujocoWarnings() {
   std::lock_guard<std::mutex> lock(WarningMutex());
   std::vector<std::string> out;

@@ -76,6 +76,17 @@ void LabelsField(std::ostringstream& out, const Model& model, const char* key, c
 }  // namespace
 
 // the fields of a rigid event, from "{" up to its last field (the caller closes the object)
+// body1, body2: the bodies of the contact's geoms (name, or "#id" when unnamed)
+static void BodyFields(std::ostringstream& out, const Model& model, const ContactId& contact) {
+  const mjModel* m = model.mj();
+  for (const auto& [key, geom] : {std::pair{"body1", contact.geom1}, std::pair{"body2", contact.geom2}}) {
+    if (geom < 0 || geom >= m->ngeom) continue;
+    const int body = m->geom_bodyid[geom];
+    const char* name = mj_id2name(m, mjOBJ_BODY, body);
+    StringField(out, key, name && name[0] ? std::string(name) : "#" + std::to_string(body));
+  }
+}
+
 static void RigidFields(std::ostringstream& out, const Model& model, const RigidEvent& ev, EventKind kind,
                         bool grazing);
 
@@ -93,6 +104,7 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
   StringField(out, "kind", EventKindName(ev.kind));
   StringField(out, "geom1", ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "");
   StringField(out, "geom2", ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "");
+  BodyFields(out, model, ev.contact);
   if (ev.point.allFinite()) {
     VectorField(out, "point", ev.point);
   }
@@ -152,6 +164,7 @@ static void RigidFields(std::ostringstream& out, const Model& model, const Rigid
   StringField(out, "kind", EventKindName(kind));
   StringField(out, "geom1", model.GeomName(ev.contact.geom1));
   StringField(out, "geom2", model.GeomName(ev.contact.geom2));
+  BodyFields(out, model, ev.contact);
   VectorField(out, "point", ev.point);
   NumberField(out, "restitution", ev.restitution);
   NumberField(out, "transversality", xi.transversality);

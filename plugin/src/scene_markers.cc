@@ -6,33 +6,25 @@
 namespace saltation {
 namespace {
 
-// one sphere of radius r at pos
-void AddSphere(mjvScene* scn, const Eigen::Vector3d& pos, double r, const float rgba[4],
-               float emission) {
-  if (scn->ngeom >= scn->maxgeom) return;
-  mjvGeom* g = scn->geoms + scn->ngeom++;
-  const mjtNum size[3] = {r, r, r};
-  const mjtNum p[3] = {pos.x(), pos.y(), pos.z()};
-  mjv_initGeom(g, mjGEOM_SPHERE, size, p, nullptr, rgba);
-  g->category = mjCAT_DECOR;
-  g->objtype = mjOBJ_UNKNOWN;
-  g->objid = -1;
-  g->emission = emission;
-  g->specular = 0.2f;
-}
-
-void AddMarker(const mjModel* m, const EventMarker& ev, double alpha, bool selected, mjvScene* scn) {
-  float rgba[4];
-  EventColor(ev.kind, ev.grazing, rgba);
-  rgba[3] = static_cast<float>(alpha);
+void AddMarker(const mjModel* m, const EventMarker& ev, double alpha, bool selected,
+               std::vector<MarkerGeom>& geoms) {
+  MarkerGeom g;
+  EventColor(ev.kind, ev.grazing, g.rgba);
+  g.rgba[3] = static_cast<float>(alpha);
   // radius: a fraction of the model's mean body size, growing with log10 ‖Ξ‖
   const double base = std::clamp(0.2 * m->stat.meansize, 0.005, 0.1);
   const double grow = std::isfinite(ev.xi_norm) ? std::log10(std::max(1.0, ev.xi_norm)) : 0;
-  const double r = base * (ev.has_xi ? 1.0 + 0.5 * grow : 0.6);
-  AddSphere(scn, ev.point, r, rgba, 0.4f);
+  g.radius = base * (ev.has_xi ? 1.0 + 0.5 * grow : 0.6);
+  g.pos = ev.point;
+  g.emission = 0.4f;
+  geoms.push_back(g);
   if (selected) {
-    const float halo[4] = {1, 1, 1, 0.35f};
-    AddSphere(scn, ev.point, 1.8 * r, halo, 0.6f);
+    MarkerGeom halo = g;
+    halo.radius = 1.8 * g.radius;
+    halo.rgba[0] = halo.rgba[1] = halo.rgba[2] = 1;
+    halo.rgba[3] = 0.35f;
+    halo.emission = 0.6f;
+    geoms.push_back(halo);
   }
 }
 
@@ -67,17 +59,35 @@ void EventColor(EventKind kind, bool grazing, float rgb[3]) {
   set(0.9f, 0.9f, 0.9f);
 }
 
-void AddEventMarkers(const mjModel* m, double time, const std::vector<EventMarker>& events,
-                     int selected, double fade, mjvScene* scn) {
+std::vector<MarkerGeom> EventMarkerGeoms(const mjModel* m, double time, const std::vector<EventMarker>& events,
+                                         int selected, double fade) {
+  std::vector<MarkerGeom> geoms;
   // events are in time order: walk back from the newest while they are recent
   for (int i = static_cast<int>(events.size()) - 1; i >= 0; i--) {
     const double age = time - events[i].time;
     if (age > fade) break;
     if (age < -1e-9 || i == selected) continue;
-    AddMarker(m, events[i], 0.9 * (1.0 - age / fade) + 0.1, false, scn);
+    AddMarker(m, events[i], 0.9 * (1.0 - age / fade) + 0.1, false, geoms);
   }
   if (selected >= 0 && selected < static_cast<int>(events.size())) {
-    AddMarker(m, events[selected], 1.0, true, scn);
+    AddMarker(m, events[selected], 1.0, true, geoms);
+  }
+  return geoms;
+}
+
+void AddEventMarkers(const mjModel* m, double time, const std::vector<EventMarker>& events,
+                     int selected, double fade, mjvScene* scn) {
+  for (const MarkerGeom& g : EventMarkerGeoms(m, time, events, selected, fade)) {
+    if (scn->ngeom >= scn->maxgeom) return;
+    mjvGeom* geom = scn->geoms + scn->ngeom++;
+    const mjtNum size[3] = {g.radius, g.radius, g.radius};
+    const mjtNum pos[3] = {g.pos.x(), g.pos.y(), g.pos.z()};
+    mjv_initGeom(geom, mjGEOM_SPHERE, size, pos, nullptr, g.rgba);
+    geom->category = mjCAT_DECOR;
+    geom->objtype = mjOBJ_UNKNOWN;
+    geom->objid = -1;
+    geom->emission = g.emission;
+    geom->specular = 0.2f;
   }
 }
 

@@ -7,6 +7,44 @@
 
 namespace saltation {
 
+std::vector<std::string> StateLabels(const mjModel* m) {
+  std::vector<std::string> dofs;
+  for (int j = 0; j < m->njnt; j++) {
+    const char* name = mj_id2name(m, mjOBJ_JOINT, j);
+    std::string base;
+    if (name && *name) {
+      base = name;
+    } else if (const char* body = mj_id2name(m, mjOBJ_BODY, m->jnt_bodyid[j]); body && *body) {
+      base = std::string(body) + ".joint";
+    } else {
+      base = "joint" + std::to_string(j);
+    }
+    switch (m->jnt_type[j]) {
+      case mjJNT_FREE:
+        for (const char* axis : {".x", ".y", ".z", ".rx", ".ry", ".rz"}) dofs.push_back(base + axis);
+        break;
+      case mjJNT_BALL:
+        for (const char* axis : {".rx", ".ry", ".rz"}) dofs.push_back(base + axis);
+        break;
+      default:
+        dofs.push_back(base);
+    }
+  }
+  std::vector<std::string> labels;
+  labels.reserve(2 * m->nv + m->na);
+  for (const std::string& dof : dofs) labels.push_back("q:" + dof);
+  for (const std::string& dof : dofs) labels.push_back("v:" + dof);
+  for (int a = 0; a < m->nu; a++) {
+    if (m->actuator_actadr[a] < 0) continue;
+    const char* name = mj_id2name(m, mjOBJ_ACTUATOR, a);
+    const std::string base = name && *name ? std::string(name) : "actuator" + std::to_string(a);
+    for (int k = 0; k < m->actuator_actnum[a]; k++) {
+      labels.push_back("act:" + base + (m->actuator_actnum[a] > 1 ? "." + std::to_string(k) : ""));
+    }
+  }
+  return labels;
+}
+
 State StateFromData(const mjModel* m, const mjData* d) {
   State x;
   x.time = d->time;

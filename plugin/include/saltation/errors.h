@@ -37,6 +37,19 @@ class MujocoError : public Error {
 // taken with TakeMujocoWarnings(). Idempotent; call it at the start of every program and test.
 void InstallMujocoHandlers();
 
+// While it lives, mju_error throws MujocoError; the host's own handler (e.g. the one MuJoCo's
+// Python bindings install) is restored when it ends. For libraries called from such a host.
+class ScopedMujocoErrors {
+ public:
+  ScopedMujocoErrors();
+  ~ScopedMujocoErrors();
+  ScopedMujocoErrors(const ScopedMujocoErrors&) = delete;
+  ScopedMujocoErrors& operator=(const ScopedMujocoErrors&) = delete;
+
+ private:
+  void (*previous_)(const char*);
+};
+
 // Returns and clears the warnings MuJoCo has reported since the last call.
 std::vector<std::string> TakeMujocoWarnings();
 

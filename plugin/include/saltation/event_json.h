@@ -1,6 +1,6 @@
 // JSON form of a rigid event (one line of a JSON Lines log).
 //
-// Fields: time, kind, geom1, geom2 (names or "#id"), point (the contact point, world), restitution (the event's own value,
+// Fields: time, kind, geom1, geom2 (names or "#id"), body1, body2 (their bodies), point (the contact point, world), restitution (the event's own value,
 // RigidEvent::restitution, not the model's at write time), transversality, transversality_rel,
 // grazing (transversality_rel < grazing threshold), f_minus, f_plus, grad_g, dt_dx (vectors,
 // ndx), xi and dreset (row-major nested arrays, (ndx × ndx), layout (dq, dv, act)), xi_norm

@@ -35,6 +35,19 @@ bool MarkerOf(const HookEvent& event, double xi_norm, EventMarker& marker);
 // RGB in [0, 1] of an event kind; grazing events take the warning colour whatever their kind.
 void EventColor(EventKind kind, bool grazing, float rgb[3]);
 
+// One sphere of the markers: where, how big, what colour.
+struct MarkerGeom {
+  Eigen::Vector3d pos = Eigen::Vector3d::Zero();
+  double radius = 0;
+  float rgba[4] = {1, 1, 1, 1};
+  float emission = 0;
+};
+
+// The spheres AddEventMarkers draws (for hosts that write scene geoms themselves, e.g. Python's
+// mujoco.viewer user scene).
+std::vector<MarkerGeom> EventMarkerGeoms(const mjModel* m, double time, const std::vector<EventMarker>& events,
+                                         int selected, double fade);
+
 // Adds the markers of events (in time order) no older than `fade` seconds at `time`, more
 // transparent as they age, and the `selected` one (index, −1 for none) always, with a white halo.
 // The radius is a fraction of the model's mean size (m->stat.meansize).

@@ -10,6 +10,8 @@
 #include <mujoco/mujoco.h>
 
 #include <Eigen/Dense>
+#include <string>
+#include <vector>
 
 namespace saltation {
 
@@ -22,6 +24,13 @@ struct State {
 
 // Size of the tangent space, 2nv + na.
 inline int TangentDim(const mjModel* m) { return 2 * m->nv + m->na; }
+
+// Names of the tangent coordinates, the rows and columns of Ξ, Φ and DΔ (ndx): "q:<dof>" for
+// δq, "v:<dof>" for δv, "act:<actuator>" for δact. A hinge or slide dof is its joint's name; a
+// free joint's six are <joint>.x .y .z .rx .ry .rz (translation, then rotation in the local frame),
+// a ball joint's three <joint>.rx .ry .rz. An unnamed joint is named after its body
+// ("<body>.joint", or "joint<id>"), an unnamed actuator "actuator<id>".
+std::vector<std::string> StateLabels(const mjModel* m);
 
 // Copies qpos/qvel/act/time out of an mjData.
 State StateFromData(const mjModel* m, const mjData* d);
