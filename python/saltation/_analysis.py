@@ -1,0 +1,56 @@
+"""The exact rigid simulator, periodic orbits and the names of Ξ's rows, from Python."""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _core
+from ._events import Event
+
+
+def state_labels(model):
+    """Row and column names of Ξ, Φ and DΔ for a mujoco.MjModel: "q:<dof>", "v:<dof>", "act:<actuator>"
+    (free joints: <joint>.x .y .z .rx .ry .rz; ball joints: <joint>.rx .ry .rz)."""
+    return _core.state_labels(model)
+
+
+def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01):
+    """The events of the exact rigid hybrid model from data's state (its ctrl held constant) over
+    duration seconds: a list of saltation.Event. data is not changed."""
+    return [Event.from_json(j) for j in _core.rigid(model, data, float(duration), restitution, float(step),
+                                                     float(grazing))]
+
+
+@dataclass
+class Floquet:
+    """A periodic orbit of the rigid model and its Floquet multipliers."""
+    converged: bool
+    period: float
+    multipliers: np.ndarray            # from the Φ/Ξ chain, largest modulus first (complex)
+    shooting_multipliers: np.ndarray   # from finite differences of one period (complex)
+    constrained_multipliers: np.ndarray
+    constrained_shooting_multipliers: np.ndarray
+    trivial: int                       # index of the trivial multiplier in `multipliers`
+    agreement: float                   # max |λ_chain − λ_shooting|
+    verdict: str                       # "stable", "neutrally stable" or "unstable"
+    iterations: int
+    newton_iterations: int
+    residual: float
+    section: str
+    monodromy: np.ndarray
+    shooting: np.ndarray
+    cyclic: list = field(default_factory=list)
+    events: list = field(default_factory=list)  # one period's events (saltation.Event)
+
+
+def floquet(model, keyframe=None, data=None, section="touchdown", step=1e-3, max_iterations=400,
+            tolerance=1e-9):
+    """The periodic orbit through a keyframe's state (or data's, or qpos0) on the exact rigid model,
+    by iterating the return map at each `section` event, and its multipliers."""
+    r = _core.floquet(model, data, keyframe or "", section, float(step), int(max_iterations), float(tolerance))
+    r["events"] = [Event.from_json(j) for j in r["events"]]
+    for key in ("multipliers", "shooting_multipliers", "constrained_multipliers",
+                "constrained_shooting_multipliers"):
+        r[key] = np.asarray(r[key], dtype=complex)
+    r["monodromy"] = np.asarray(r["monodromy"])
+    r["shooting"] = np.asarray(r["shooting"])
+    return Floquet(**r)

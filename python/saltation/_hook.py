@@ -1,0 +1,101 @@
+"""saltation.Hook: the C++ engine hook on mujoco.MjModel / mujoco.MjData."""
+import numbers
+
+from . import _core
+from ._core import ConfigError
+from ._events import Event
+
+
+class Hook:
+    """Call ``hook.step(d)`` instead of ``mujoco.mj_step(m, d)``: MuJoCo advances exactly as
+    with mj_step (bit for bit) and the hook reports every contact event of the rigid hybrid model
+    with its saltation matrix Ξ (one step late: the crossing inside a step is known after the next).
+
+    model: the mujoco.MjModel (the hook steps its own copy: later edits of model are not seen).
+    propagation: "events", "rigid" (Φ of the rigid model), "compliant" (Φ of MuJoCo's step by
+    mjd_transitionFD) or "both". restitution: None (the MJCF's <custom> fields), a number in
+    [0, 1] for every contact, or "auto" (measured per geom pair on MuJoCo's own contact).
+    grazing: dimensionless transversality below which an event is grazing. xi_on_demand: Ξ is
+    completed when an event is read. covariance: propagate P through Ξ (P₀ = initial_covariance·I,
+    Q = process_noise·dt·I per step).
+    """
+
+    def __init__(self, model, propagation="events", restitution=None, grazing=0.01, xi_on_demand=False,
+                 covariance=False, process_noise=0.0, initial_covariance=0.0):
+        if propagation not in ("events", "rigid", "compliant", "both"):
+            raise ConfigError(f"propagation must be events, rigid, compliant or both, not {propagation!r}")
+        if not (restitution is None or restitution == "auto" or
+                (isinstance(restitution, numbers.Real) and not isinstance(restitution, bool))):
+            raise ConfigError(f"restitution must be None, a number in [0, 1] or 'auto', not {restitution!r}")
+        self._hook = _core._Hook(model, propagation, restitution, float(grazing), bool(xi_on_demand),
+                                 bool(covariance), float(process_noise), float(initial_covariance))
+        self._model = model
+        self._events = []
+
+    def step(self, data):
+        """One mujoco.mj_step(m, data) and the bookkeeping; data must belong to the hook's model."""
+        self._hook.step(data)
+
+    def reset(self, data):
+        """Starts the bookkeeping afresh at data's state (after mujoco.mj_resetData, say)."""
+        self._hook.reset(data)
+        self._events = []
+
+    @property
+    def events(self):
+        """Every record so far (list of saltation.Event, in the order found)."""
+        n = self._hook.num_events()
+        if n < len(self._events):  # the hook restarted
+            self._events = []
+        while len(self._events) < n:
+            self._events.append(Event.from_json(self._hook.event_json(len(self._events))))
+        return list(self._events)
+
+    @property
+    def untracked_pairs(self):
+        """Geom-type pairs whose near-contacts MuJoCo cannot report exactly (seen once they touch)."""
+        return list(self._hook.untracked_pairs)
+
+    @property
+    def active_contacts(self):
+        """Contacts in the rigid model's mode now."""
+        return self._hook.active_contacts
+
+    @property
+    def phi_rigid(self):
+        """Φ of the rigid hybrid model from the start to phi_time (ndarray ndx × ndx; empty
+        without rigid propagation). May overflow for long runs: see phi_rigid_scaled."""
+        return self._hook.phi_rigid(True)
+
+    @property
+    def phi_rigid_scaled(self):
+        """(matrix, log_scale) with Φ_rigid = matrix · exp(log_scale), kept apart against overflow."""
+        return self._hook.phi_rigid(False), self._hook.phi_rigid_log_scale
+
+    @property
+    def phi_compliant(self):
+        """Φ of MuJoCo's own step (product of mjd_transitionFD); empty without compliant propagation."""
+        return self._hook.phi_compliant(True)
+
+    @property
+    def phi_compliant_scaled(self):
+        return self._hook.phi_compliant(False), self._hook.phi_compliant_log_scale
+
+    @property
+    def phi_time(self):
+        """The time Φ has reached (one step behind the simulation)."""
+        return self._hook.phi_time
+
+    @property
+    def covariance(self):
+        """P propagated through Ξ (empty unless covariance=True)."""
+        return self._hook.covariance
+
+    @property
+    def covariance_dreset(self):
+        """P propagated through DΔ alone at events, for contrast."""
+        return self._hook.covariance_dreset
+
+    def markers(self, time, fade=1.0):
+        """The marker spheres of events no older than fade s at time: [(pos, radius, rgba)]."""
+        return self._hook.markers(float(time), float(fade))

@@ -1,0 +1,118 @@
+// saltation._core: the exact rigid simulator from an MjData's state (rigid), the periodic orbit
+// and its Floquet multipliers (floquet), and the names of the tangent coordinates (state_labels).
+#include <pybind11/complex.h>
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "mujoco_objects.h"
+#include "saltation/errors.h"
+#include "saltation/event_json.h"
+#include "saltation/floquet.h"
+#include "saltation/loading.h"
+#include "saltation/rigid_simulator.h"
+#include "saltation/tangent.h"
+
+namespace py = pybind11;
+
+namespace saltation::python {
+namespace {
+
+void SetRestitution(const Model& model, RigidSimulator& sim, const py::object& restitution) {
+  if (restitution.is_none()) return;
+  if (py::isinstance<py::str>(restitution)) {
+    throw ConfigError("restitution 'auto' needs MuJoCo's contacts: use saltation.Hook (rigid takes None or a number)");
+  }
+  const double e = restitution.cast<double>();
+  if (!(e >= 0 && e <= 1)) throw ConfigError("restitution must be in [0, 1], not " + std::to_string(e));
+  RestitutionTable table(model);
+  table.SetAll(e);
+  sim.SetRestitution(table);
+}
+
+// the events of the exact rigid model from d's state (its ctrl held) over `duration`, as JSON
+std::vector<std::string> Rigid(py::object model, py::object data, double duration, const py::object& restitution,
+                               double step, double grazing) {
+  const mjModel* m = ModelOf(model);
+  const mjData* d = DataOf(data);
+  CheckSameSizes(m, d, data);
+  if (!(duration >= 0)) throw ConfigError("duration must be non-negative");
+  if (!(step > 0 && step <= 0.1)) throw ConfigError("step must be in (0, 0.1] s");
+  ScopedMujocoErrors errors;
+  Model rigid_model(m);
+  SimulatorOptions options;
+  options.step = step;
+  RigidSimulator sim(rigid_model, options);
+  SetRestitution(rigid_model, sim, restitution);
+  if (m->nu > 0) sim.SetControl(Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu));
+  HybridState s = sim.Initialize(StateFromData(m, d));
+  std::vector<std::string> out;
+  for (const RigidEvent& ev : sim.Advance(s, s.x.time + duration)) out.push_back(EventToJson(rigid_model, ev, grazing));
+  return out;
+}
+
+py::dict Floquet(py::object model, py::object data, const std::string& keyframe, const std::string& section,
+                 double step, int max_iterations, double tolerance) {
+  const mjModel* m = ModelOf(model);
+  FloquetOptions options;
+  if (!ParseEventKind(section, &options.section) ||
+      (options.section != EventKind::kTouchdown && options.section != EventKind::kLiftoff)) {
+    throw ConfigError("section must be touchdown or liftoff, not '" + section + "'");
+  }
+  if (!(max_iterations >= 3)) throw ConfigError("max_iterations must be at least 3");
+  if (!(tolerance > 0)) throw ConfigError("tolerance must be positive");
+  if (!(step > 0 && step <= 0.1)) throw ConfigError("step must be in (0, 0.1] s");
+  options.max_iterations = max_iterations;
+  options.tolerance = tolerance;
+  ScopedMujocoErrors errors;
+  State x;
+  if (!data.is_none()) {
+    if (!keyframe.empty()) throw ConfigError("give a keyframe or a data, not both");
+    const mjData* d = DataOf(data);
+    CheckSameSizes(m, d, data);
+    x = StateFromData(m, d);
+  } else {
+    x = InitialState(m, keyframe);
+  }
+  Model rigid_model(m);
+  SimulatorOptions sim_options;
+  sim_options.step = step;
+  RigidSimulator sim(rigid_model, sim_options);
+  const FloquetResult r = AnalyzePeriodicOrbit(sim, sim.Initialize(x), options);
+  py::dict out;
+  out["converged"] = r.converged;
+  out["iterations"] = r.iterations;
+  out["newton_iterations"] = r.newton_iterations;
+  out["period"] = r.period;
+  out["residual"] = r.residual;
+  out["section"] = section;
+  out["multipliers"] = r.multipliers;
+  out["shooting_multipliers"] = r.shooting_multipliers;
+  out["constrained_multipliers"] = r.constrained_multipliers;
+  out["constrained_shooting_multipliers"] = r.constrained_shooting_multipliers;
+  out["trivial"] = r.trivial;
+  out["agreement"] = r.agreement;
+  out["verdict"] = r.verdict;
+  out["monodromy"] = r.monodromy;
+  out["shooting"] = r.shooting;
+  out["cyclic"] = r.cyclic;
+  std::vector<std::string> events;
+  for (const RigidEvent& ev : r.events) events.push_back(EventToJson(rigid_model, ev, 0.01));
+  out["events"] = events;
+  return out;
+}
+
+}  // namespace
+
+void BindAnalysis(py::module_& m) {
+  m.def("rigid", &Rigid, py::arg("model"), py::arg("data"), py::arg("duration"), py::arg("restitution"),
+        py::arg("step"), py::arg("grazing"));
+  m.def("floquet", &Floquet, py::arg("model"), py::arg("data"), py::arg("keyframe"), py::arg("section"),
+        py::arg("step"), py::arg("max_iterations"), py::arg("tolerance"));
+  m.def("state_labels", [](py::object model) { return StateLabels(ModelOf(model)); }, py::arg("model"));
+}
+
+}  // namespace saltation::python
