@@ -166,34 +166,30 @@ int RunRigid(const Args& args) {
   double max_norm = 0;
   int grazing = 0;
   const bool progress = isatty(2) && args.duration > 5;
-  while (s.x.time < t_end) {
-    const double chunk_end = std::min(t_end, s.x.time + 0.1);
+  auto on_event = [&](const saltation::RigidEvent& ev) {
     std::fflush(stdout);
-    // one event at a time: everything found is printed before an error stops the run
-    std::vector<saltation::RigidEvent> found;
-    while (s.x.time < chunk_end && found.empty()) found = sim.Advance(s, chunk_end, 1);
-    for (const saltation::RigidEvent& ev : found) {
-      const double norm = ev.xi.Norm();
-      max_norm = std::max(max_norm, norm);
-      counts[saltation::EventKindName(ev.kind)]++;
-      std::string flags;
-      if (ev.xi.transversality_rel < args.grazing) {
-        flags += "grazing ";
-        grazing++;
-      }
-      if (ev.kind == saltation::EventKind::kTouchdown && ev.impact.candidates.size() > ev.mode_before.contacts.size() + 1) {
-        flags += "simultaneous(" + std::to_string(ev.impact.candidates.size() - ev.mode_before.contacts.size()) + ") ";
-      }
-      if (!ev.released.empty()) flags += "released(" + std::to_string(ev.released.size()) + ") ";
-      if (!args.quiet) {
-        std::printf("%12.6f  %-9s  %-24s  %14.6g  %9.3g  %10.4g  %4d  %s\n", ev.time,
-                    saltation::EventKindName(ev.kind), saltation::ContactLabel(model, ev.contact).c_str(),
-                    ev.xi.transversality, ev.xi.transversality_rel, norm, ev.rank_after, flags.c_str());
-      }
-      if (!args.out.empty()) log += saltation::EventToJson(model, ev, args.grazing) + "\n";
+    const double norm = ev.xi.Norm();
+    max_norm = std::max(max_norm, norm);
+    counts[saltation::EventKindName(ev.kind)]++;
+    std::string flags;
+    if (ev.xi.transversality_rel < args.grazing) {
+      flags += "grazing ";
+      grazing++;
     }
+    if (ev.kind == saltation::EventKind::kTouchdown && ev.impact.candidates.size() > ev.mode_before.contacts.size() + 1) {
+      flags += "simultaneous(" + std::to_string(ev.impact.candidates.size() - ev.mode_before.contacts.size()) + ") ";
+    }
+    if (!ev.released.empty()) flags += "released(" + std::to_string(ev.released.size()) + ") ";
+    if (!args.quiet) {
+      std::printf("%12.6f  %-9s  %-24s  %14.6g  %9.3g  %10.4g  %4d  %s\n", ev.time,
+                  saltation::EventKindName(ev.kind), saltation::ContactLabel(model, ev.contact).c_str(),
+                  ev.xi.transversality, ev.xi.transversality_rel, norm, ev.rank_after, flags.c_str());
+    }
+    if (!args.out.empty()) log += saltation::EventToJson(model, ev, args.grazing) + "\n";
+  };
+  saltation::RunRigid(sim, s, t_end, on_event, [&] {
     if (progress) std::fprintf(stderr, "\r%5.1f%%", 100 * (s.x.time - (t_end - args.duration)) / args.duration);
-  }
+  });
   if (progress) std::fprintf(stderr, "\r      \r");
   int total = 0;
   for (const auto& [kind, n] : counts) total += n;

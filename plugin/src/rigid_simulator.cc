@@ -309,4 +309,15 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
   return events;
 }
 
+void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
+              const std::function<void(const RigidEvent&)>& on_event, const std::function<void()>& on_chunk) {
+  while (s.x.time < t_end) {
+    const double chunk_end = std::min(t_end, s.x.time + 0.1);
+    std::vector<RigidEvent> found;
+    while (s.x.time < chunk_end && found.empty()) found = sim.Advance(s, chunk_end, 1);
+    for (const RigidEvent& ev : found) on_event(ev);
+    if (on_chunk) on_chunk();
+  }
+}
+
 }  // namespace saltation

@@ -50,7 +50,8 @@ std::vector<std::string> Rigid(py::object model, py::object data, double duratio
   if (m->nu > 0) sim.SetControl(Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu));
   HybridState s = sim.Initialize(StateFromData(m, d));
   std::vector<std::string> out;
-  for (const RigidEvent& ev : sim.Advance(s, s.x.time + duration)) out.push_back(EventToJson(rigid_model, ev, grazing));
+  RunRigid(sim, s, s.x.time + duration,
+           [&](const RigidEvent& ev) { out.push_back(EventToJson(rigid_model, ev, grazing)); });
   return out;
 }
 

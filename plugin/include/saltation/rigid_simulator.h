@@ -14,6 +14,7 @@
 #define SALTATION_RIGID_SIMULATOR_H_
 
 #include <Eigen/Dense>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,15 @@ class RigidSimulator {
   double force_tol_ = 0;
   double penetration_tol_ = 0;
 };
+
+// A run as the `rigid` command and Python's saltation.rigid make it: to t_end in chunks of at most
+// 0.1 s, one event at a time, each event passed to on_event as it is found (so everything found
+// is reported before an error stops the run) and on_chunk called after each chunk (progress).
+// One implementation for both, so their numbers agree bit for bit (how a run is cut into Advance
+// calls moves round-off).
+void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
+              const std::function<void(const RigidEvent&)>& on_event,
+              const std::function<void()>& on_chunk = {});
 
 }  // namespace saltation
 

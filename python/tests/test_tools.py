@@ -1,0 +1,88 @@
+"""rigid and floquet against the command line on the same model, read_events, the viewer's
+markers, and the check that saltation and mujoco share one MuJoCo library."""
+import json
+
+import mujoco
+import numpy as np
+import pytest
+
+import saltation
+from conftest import ROOT, scene
+from saltation import _linking
+
+
+def test_rigid_is_the_cli_rigid(cli, scene_file, tmp_path):
+    out = tmp_path / "rigid.jsonl"
+    cli("rigid", scene_file, "--keyframe", "throw", "--duration", "1", "--out", out, "--quiet")
+    m = mujoco.MjModel.from_xml_path(str(scene_file))
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    events = saltation.rigid(m, d, duration=1.0)
+    cpp = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(cpp) >= 3
+    assert [ev.to_dict() for ev in events] == cpp
+
+
+def test_floquet_is_the_cli_floquet(cli, tmp_path):
+    out = tmp_path / "floquet.json"
+    model = ROOT / "models" / "rimless_wheel.xml"
+    cli("floquet", model, "--keyframe", "start", "--out", out)
+    cpp = json.loads(out.read_text())
+    m = mujoco.MjModel.from_xml_path(str(model))
+    fl = saltation.floquet(m, keyframe="start")
+    assert fl.converged and fl.verdict == cpp["verdict"]
+    assert fl.period == cpp["period"]
+    chain = np.array([complex(re, im) for re, im in cpp["multipliers"]])
+    np.testing.assert_array_equal(fl.multipliers, chain)
+    np.testing.assert_array_equal(fl.monodromy, np.array(cpp["monodromy"]))
+    assert abs(abs(fl.multipliers[fl.trivial]) - 1) < 1e-5
+    assert fl.events and fl.events[0].kind in ("touchdown", "liftoff")
+
+
+def test_read_events(cli, scene_file, tmp_path):
+    out = tmp_path / "record.jsonl"
+    cli("record", scene_file, "--keyframe", "throw", "--duration", "1", "--out", out, "--quiet")
+    df = saltation.read_events(out)
+    lines = out.read_text().splitlines()
+    assert len(df) == len(lines)
+    row = df[df.kind == "touchdown"].iloc[0]
+    nx = 2 * 12
+    assert isinstance(row.xi, np.ndarray) and row.xi.shape == (nx, nx)
+    assert row.xi[0, 0] == json.loads(lines[df.index[df.kind == "touchdown"][0]])["xi"][0][0]
+    (tmp_path / "bad.jsonl").write_text(lines[0] + "\n{not json\n")
+    with pytest.raises(ValueError, match="bad.jsonl:2: not a JSON record"):
+        saltation.read_events(tmp_path / "bad.jsonl")
+    with pytest.raises(FileNotFoundError):
+        saltation.read_events(tmp_path / "missing.jsonl")
+
+
+def test_draw_markers_into_a_user_scene():
+    m = mujoco.MjModel.from_xml_string(scene())
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    hook = saltation.Hook(m)
+    while not any(ev.kind == "touchdown" for ev in hook.events):
+        hook.step(d)
+    scn = mujoco.MjvScene(m, maxgeom=50)
+    n = saltation.draw_markers(scn, hook, d.time)
+    touchdown = [ev for ev in hook.events if ev.kind == "touchdown"][-1]
+    assert n >= 1 and scn.ngeom == n
+    centres = [np.array(scn.geoms[i].pos) for i in range(scn.ngeom)]
+    assert any(np.allclose(c, touchdown.point, atol=1e-6) for c in centres)
+    assert saltation.draw_markers(scn, hook, d.time + 5.0) == 0  # faded
+
+
+def test_a_mujoco_other_than_the_one_built_against_is_refused():
+    built = saltation._core.built_mujoco_version
+    assert _linking.mismatch(built, built, built, {"/x/libmujoco.so.4.0.1"}) is None
+    msg = _linking.mismatch(built, built, "3.3.7", {"/x/libmujoco.so.4.0.1"})
+    assert f"built against MuJoCo {built} but the mujoco package is 3.3.7" in msg
+    msg = _linking.mismatch(built, "4.0.0", built, {"/x/libmujoco.so.4.0.0"})
+    assert "its module loads MuJoCo 4.0.0" in msg
+    msg = _linking.mismatch(built, built, built, {"/a/libmujoco.so.4.0.1", "/b/libmujoco.so.4.0.1"})
+    assert "two MuJoCo libraries are loaded" in msg
+    # and in this process: one library, the one mujoco loaded
+    libraries = _linking.loaded_mujoco_libraries()
+    assert len(libraries) == 1
+    assert saltation._core.linked_mujoco_library() in libraries
+    assert saltation.mujoco_version == mujoco.__version__ == built
