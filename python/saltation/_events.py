@@ -14,6 +14,15 @@ ARRAY_FIELDS = ("point", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "dreset",
                 "composite_first", "composite_reverse")
 
 
+# every field a record may carry (event_json.h); a record without one reads None
+FIELDS = frozenset((
+    "time", "kind", "geom1", "geom2", "body1", "body2", "point", "restitution", "transversality",
+    "transversality_rel", "grazing", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "xi_norm", "dreset",
+    "bracket", "rank_after", "mode_before", "mode_after", "released", "impact", "proxy", "group", "size",
+    "order_spread", "composite_first", "composite_reverse", "min_gap", "accumulation_time", "ratio",
+    "normal_velocity_minus", "normal_velocity_plus"))
+
+
 def _array(value):
     if value is None:
         return None
@@ -57,9 +66,9 @@ class Event:
         if name == "rank":
             name = "rank_after"
         if name not in record:
-            if name in ("body1", "body2", "kind", "time", "geom1", "geom2"):
+            if name in FIELDS:
                 return None
-            raise AttributeError(f"a {record.get('kind')} record has no '{name}'")
+            raise AttributeError(f"an event record has no field '{name}'")
         value = record[name]
         if name in ARRAY_FIELDS:
             return _array(value)

@@ -1,6 +1,7 @@
 """rigid and floquet against the command line on the same model, read_events, the viewer's
 markers, and the check that saltation and mujoco share one MuJoCo library."""
 import json
+import re
 
 import mujoco
 import numpy as np
@@ -86,3 +87,11 @@ def test_a_mujoco_other_than_the_one_built_against_is_refused():
     assert len(libraries) == 1
     assert saltation._core.linked_mujoco_library() in libraries
     assert saltation.mujoco_version == mujoco.__version__ == built
+
+
+def test_pyproject_pins_the_mujoco_of_MUJOCO_VERSION():
+    """MUJOCO_VERSION names the MuJoCo release; pyproject.toml's pins (build and run) must say the same."""
+    version = (ROOT / "MUJOCO_VERSION").read_text().strip()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    pins = re.findall(r'"mujoco==([0-9.]+)"', pyproject)
+    assert pins and set(pins) == {version}, f"pyproject.toml pins mujoco {pins}, MUJOCO_VERSION says {version}"
