@@ -51,13 +51,13 @@ std::string Scene(bool plugin, const std::string& config = "") {
 }
 
 // a vertical ball dropped from rest with its bottom `height` above the floor
-std::string VerticalDrop(double height, double restitution) {
-  char buf[1200];
+std::string VerticalDrop(double height, double restitution, const std::string& config = "") {
+  char buf[1600];
   std::snprintf(buf, sizeof(buf), R"(
 <mujoco>
   <option gravity="0 0 -9.81" timestep="0.0005"/>
   <extension><plugin plugin="saltation.events"><instance name="events">
-    <config key="restitution" value="%g"/></instance></plugin></extension>
+    <config key="restitution" value="%g"/>%s</instance></plugin></extension>
   <worldbody>
     <geom name="floor" type="plane" size="2 2 0.1" condim="1"/>
     <body name="ball" pos="0 0 %.17g">
@@ -66,7 +66,7 @@ std::string VerticalDrop(double height, double restitution) {
     </body>
   </worldbody>
   <sensor><plugin name="saltation" instance="events"/></sensor>
-</mujoco>)", restitution, 0.1 + height);
+</mujoco>)", restitution, config.c_str(), 0.1 + height);
   return buf;
 }
 
@@ -152,7 +152,7 @@ TEST_F(PluginTest, GivesTheHooksEventsBitForBit) {
   for (size_t i = 0; i < lines.size(); i++) EXPECT_EQ(lines[i], expected[i]) << "record " << i;
 
   const std::vector<double> s = Sensor(m.get(), d.get());
-  ASSERT_EQ(s.size(), 8u);
+  ASSERT_EQ(s.size(), 11u);
   const HookEvent* last = nullptr;
   int with_xi = 0, others = 0;
   for (const HookEvent& ev : hook.events()) {
@@ -172,7 +172,34 @@ TEST_F(PluginTest, GivesTheHooksEventsBitForBit) {
   EXPECT_EQ(s[5], hook.mode().contacts.size());
   EXPECT_EQ(s[6], others);
   EXPECT_EQ(s[7], 0) << "every state followed from the one before";
+  EXPECT_EQ(s[8], 0) << "no propagation asked for";
+  EXPECT_EQ(s[9], 0);
+  EXPECT_EQ(s[10], 0);
   std::remove(log.c_str());
+}
+
+// propagation "both": the sensor's Φ values are the Hook's Φ on the same run, bit for bit
+TEST_F(PluginTest, PublishesTheHooksPhiWithPropagationBoth) {
+  ModelPtr m = LoadModelFromString(VerticalDrop(0.2, 0.5, "<config key=\"propagation\" value=\"both\"/>"));
+  ModelPtr mh = LoadModelFromString(VerticalDrop(0.2, 0.5));
+  DataPtr d(mj_makeData(m.get())), dh(mj_makeData(mh.get()));
+  HookOptions options;
+  options.propagation = Propagation::kBoth;
+  options.restitution = RestitutionSource::kOverride;
+  options.restitution_override = 0.5;
+  Hook hook(mh.get(), options);
+  for (int k = 0; k < 800; k++) {
+    mj_step(m.get(), d.get());
+    if (k < 799) hook.Step(dh.get());  // the plugin has followed one step less than mj_step ran
+  }
+  const std::vector<double> s = Sensor(m.get(), d.get());
+  ASSERT_GE(s[0], 1);
+  ASSERT_GT(hook.phi_rigid().size(), 0);
+  EXPECT_EQ(s[8], std::log10(hook.phi_rigid().norm()) + hook.phi_rigid_log_scale() / std::log(10.0));
+  EXPECT_EQ(s[9], std::log10(hook.phi_compliant().norm()) + hook.phi_compliant_log_scale() / std::log(10.0));
+  const double ratio = std::exp(hook.phi_rigid_log_scale() - hook.phi_compliant_log_scale());
+  EXPECT_EQ(s[10], (ratio * hook.phi_rigid() - hook.phi_compliant()).norm() / hook.phi_compliant().norm());
+  EXPECT_GT(s[10], 0);
 }
 
 // A vertical drop onto the floor (restitution 0.6 from the config): the first touchdown at

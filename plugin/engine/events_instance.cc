@@ -15,6 +15,21 @@ namespace saltation {
 namespace {
 
 constexpr size_t kMaxMarkers = 256;
+
+// log10 of scale · ‖matrix‖_F with scale = exp(log_scale); 0 for an empty matrix
+double Log10Norm(const Eigen::MatrixXd& matrix, double log_scale) {
+  if (matrix.size() == 0) return 0;
+  return std::log10(matrix.norm()) + log_scale / std::log(10.0);
+}
+
+// ‖Φ_r − Φ_c‖_F / ‖Φ_c‖_F of two scaled products; 0 unless both are there
+double RelativeDifference(const Hook& hook) {
+  const Eigen::MatrixXd& r = hook.phi_rigid();
+  const Eigen::MatrixXd& c = hook.phi_compliant();
+  if (r.size() == 0 || c.size() == 0 || r.rows() != c.rows()) return 0;
+  const double ratio = std::exp(hook.phi_rigid_log_scale() - hook.phi_compliant_log_scale());
+  return (ratio * r - c).norm() / c.norm();
+}
 constexpr double kMarkerFade = 1.0;  // s of simulated time
 
 }  // namespace
@@ -96,6 +111,9 @@ void EventsInstance::Compute(const mjModel* m, mjData* d, int instance) {
       static_cast<double>(follower_->hook().mode().contacts.size()),
       static_cast<double>(others_),
       static_cast<double>(follower_->discontinuities()),
+      Log10Norm(follower_->hook().phi_rigid(), follower_->hook().phi_rigid_log_scale()),
+      Log10Norm(follower_->hook().phi_compliant(), follower_->hook().phi_compliant_log_scale()),
+      RelativeDifference(follower_->hook()),
   };
   for (int i = 0; i < m->nsensor; i++) {
     if (m->sensor_type[i] != mjSENS_PLUGIN || m->sensor_plugin[i] != instance) continue;

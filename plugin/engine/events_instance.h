@@ -10,6 +10,9 @@
 //   [5] contacts in the rigid model's active mode now
 //   [6] other records so far (near miss, simultaneous, Zeno, chatter, measured restitution)
 //   [7] discontinuities: states that did not follow from the last one by a step (edits, jumps)
+//   [8] log10 ‖Φ_rigid‖_F (config propagation rigid or both; 0 otherwise)
+//   [9] log10 ‖Φ_compliant‖_F (propagation compliant or both; 0 otherwise)
+//   [10] ‖Φ_rigid − Φ_compliant‖_F / ‖Φ_compliant‖_F (propagation both; 0 otherwise)
 // Log: every record, one whole JSON line each (event_json.h), appended with one write(2) as the
 // record is found. Reads: the user's mjData; writes: its sensordata (this instance's sensors).
 #ifndef SALTATION_PLUGIN_ENGINE_EVENTS_INSTANCE_H_
@@ -27,7 +30,7 @@
 
 namespace saltation {
 
-inline constexpr int kSensorSize = 8;
+inline constexpr int kSensorSize = 11;
 
 class EventsInstance {
  public:
