@@ -33,6 +33,7 @@ ModelPtr Load(const std::string& path) {
 
 std::string ModelFile(const std::string& name) {
   if (name == "humanoid") return SALTATION_MUJOCO_MODELS "/humanoid/humanoid.xml";
+  if (name == "22_humanoids") return SALTATION_MUJOCO_MODELS "/humanoid/22_humanoids.xml";
   return SALTATION_SOURCE_DIR "/models/" + name + ".xml";
 }
 
@@ -83,6 +84,8 @@ void HookOverhead(benchmark::State& state, const std::string& name) {
 }
 BENCHMARK_CAPTURE(HookOverhead, humanoid, std::string("humanoid"))->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK_CAPTURE(HookOverhead, ball_drop, std::string("ball_drop"))->Unit(benchmark::kMillisecond)->Iterations(20);
+// MuJoCo's 22 humanoids falling onto the floor and onto each other (nv 594)
+BENCHMARK_CAPTURE(HookOverhead, 22_humanoids, std::string("22_humanoids"))->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // one step of the rigid chain (∂F_A/∂x as the hook forms it, and its transition over dt) against
 // mjd_transitionFD (forward differences) at the same state of the humanoid lying down; the

@@ -305,3 +305,61 @@ TEST_F(MujocoFacts, GapWidening) {
 
 }  // namespace
 }  // namespace saltation::testing
+
+namespace saltation::testing {
+namespace {
+
+// A rod on a hinge about z, its tip (L from the axis) held to a world point by a connect equality.
+constexpr double kRodLength = 0.7;
+const char* kConnectedRod = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <body name="rod">
+      <joint name="hinge" type="hinge" axis="0 0 1"/>
+      <geom type="capsule" fromto="0 0 0 0.7 0 0" size="0.02" mass="1"/>
+    </body>
+  </worldbody>
+  <equality><connect body1="rod" body2="world" anchor="0.7 0 0"/></equality>
+</mujoco>)";
+
+// MuJoCo 4's mj_jacDot is the exact J̇ of a point fixed on a body, so the constraint bias of a
+// connect equality (both anchors body-fixed) is exact: the tip's centripetal acceleration
+// −ω² p, to round-off, where the five-point stencil the other rows use is off by its O(h⁴) and
+// round-off error. (Contact points move on the surfaces and a weld's rotation rows carry the
+// quaternion error: there the stencil stays.)
+TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
+  ModelPtr mm = LoadModelFromString(kConnectedRod);
+  Model model(mm.get());
+  Data data(model);
+  const mjModel* m = mm.get();
+  double worst_exact = 0, worst_stencil = 0;
+  for (const auto& [theta, omega] : {std::pair{0.3, 2.0}, std::pair{1.9, -7.5}, std::pair{-2.6, 31.0}}) {
+    State x = StateFromData(m, data.main());
+    x.qpos[0] = theta;
+    x.qvel[0] = omega;
+    const Eigen::VectorXd bias = ConstraintBias(model, data, x, {});
+    ASSERT_EQ(bias.size(), 3);
+    // J = J_tip(rod) − J(world): J̇v is the tip's acceleration at zero angular acceleration
+    const Eigen::Vector3d tip(kRodLength * std::cos(theta), kRodLength * std::sin(theta), 0);
+    const Eigen::Vector3d expected = -omega * omega * tip;
+    worst_exact = std::max(worst_exact, (bias - expected).norm() / expected.norm());
+    // the stencil on the same rows, for contrast
+    const double h = model.options().jdot_step;
+    auto rows_v = [&](double s) {
+      Eigen::VectorXd q = x.qpos;
+      mj_integratePos(m, q.data(), x.qvel.data(), s);
+      EvaluatePosition(model, data.aux(), q.data());
+      return Eigen::VectorXd(EqualityRows(model, data.aux()) * x.qvel);
+    };
+    const Eigen::VectorXd stencil = (rows_v(-2 * h) - 8 * rows_v(-h) + 8 * rows_v(h) - rows_v(2 * h)) / (12 * h);
+    worst_stencil = std::max(worst_stencil, (stencil - expected).norm() / expected.norm());
+  }
+  std::printf("[ jacDot ] connect bias vs -w^2 p: mj_jacDot %.1e, five-point stencil %.1e (relative)\n",
+              worst_exact, worst_stencil);
+  EXPECT_LE(worst_exact, 1e-14);
+  EXPECT_GT(worst_stencil, worst_exact);
+}
+
+}  // namespace
+}  // namespace saltation::testing
