@@ -39,6 +39,15 @@ std::string ModelFile(const std::string& name) {
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// the model's keyframe `key` (its "throw" keyframe, if any), else qpos0
+void ResetToStart(const mjModel* m, mjData* d, int key) {
+  if (key >= 0) {
+    mj_resetDataKeyframe(m, d, key);
+  } else {
+    mj_resetData(m, d);
+  }
+}
+
 // hook.Step in events-only mode against plain mj_step, 1000 steps from the same initial state:
 // with Ξ assembled at every event (the default) and with Ξ on demand (HookOptions::xi_on_demand:
 // events detected, localised, classified and tracked; Ξ left for CompleteXi), all three side by
@@ -55,13 +64,7 @@ void HookOverhead(benchmark::State& state, const std::string& name) {
   for (auto _ : state) {
     const std::pair<const mjModel*, mjData*> runs[] = {{plain.get(), d1.get()}, {hooked.get(), d2.get()},
                                                        {hooked_lazy.get(), d3.get()}};
-    for (const auto& [m, d] : runs) {
-      if (key >= 0) {
-        mj_resetDataKeyframe(m, d, key);
-      } else {
-        mj_resetData(m, d);
-      }
-    }
+    for (const auto& [m, d] : runs) ResetToStart(m, d, key);
     hook.Reset(d2.get());
     lazy.Reset(d3.get());
     auto t0 = Clock::now();
@@ -197,13 +200,7 @@ void PluginOverhead(benchmark::State& state, const std::string& name) {
   for (auto _ : state) {
     const std::pair<const mjModel*, mjData*> runs[] = {{plain.get(), d1.get()}, {with.get(), d2.get()},
                                                        {hooked.get(), d3.get()}};
-    for (const auto& [m, d] : runs) {
-      if (key >= 0) {
-        mj_resetDataKeyframe(m, d, key);
-      } else {
-        mj_resetData(m, d);
-      }
-    }
+    for (const auto& [m, d] : runs) ResetToStart(m, d, key);
     hook.Reset(d3.get());
     auto t0 = Clock::now();
     for (int k = 0; k < 1000; k++) mj_step(plain.get(), d1.get());
