@@ -101,7 +101,8 @@ TEST_F(ClosedForm, NormalForceOnCurvedSurfaceIncludesCentripetalBias) {
     for (double speed : {0.0, 1.0, 2.0}) {
       const State x = DomeState(theta, speed);
       EvaluatePosition(model, data.main(), x.qpos.data());
-      const std::vector<ContactPoint> points = ListContacts(model, data.main());
+      std::vector<ContactPoint> points;
+      ListContacts(model, data.main(), points);
       ASSERT_EQ(points.size(), 1u);
       EXPECT_NEAR(points[0].gap, 0, 1e-14);
       Mode mode{{points[0].id}};

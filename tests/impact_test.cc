@@ -76,13 +76,14 @@ TEST_F(Impact, PlasticProjectionPropertiesOnRandomHumanoidConfigurations) {
     q.segment<4>(3) = quat.normalized();
     // lower the robot until its lowest point touches the floor
     EvaluatePosition(model, data.main(), q.data());
-    std::vector<ContactPoint> points = ListContacts(model, data.main());
+    std::vector<ContactPoint> points;
+    ListContacts(model, data.main(), points);
     for (int pass = 0; pass < 3 && !points.empty(); pass++) {
       double lowest = 1e9;
       for (const ContactPoint& p : points) lowest = std::min(lowest, p.gap);
       q(2) -= lowest;
       EvaluatePosition(model, data.main(), q.data());
-      points = ListContacts(model, data.main());
+      ListContacts(model, data.main(), points);
     }
     q(2) -= 0.0;
     if (points.size() < 2) continue;
@@ -90,7 +91,11 @@ TEST_F(Impact, PlasticProjectionPropertiesOnRandomHumanoidConfigurations) {
     for (const ContactPoint& p : points) ids.push_back(p.id);
     const Eigen::MatrixXd P = PlasticProjection(model, data, q, ids);
     const Eigen::MatrixXd M = MassMatrix(model, data, q);
-    const ConstraintSet rows = ModeConstraints(model, data.main(), ids);
+    ConstraintSet rows;
+    ConstraintScratch scratch;
+    EvaluatePosition(model, data.main(), q.data());  // the rows at q
+    ListContacts(model, data.main(), points);
+    ModeConstraints(model, data.main(), ids, points, rows, scratch);
     const Eigen::MatrixXd J = rows.J.topRows(rows.ncontact_rows);
     const double scale = M.norm();
     EXPECT_LT((P * P - P).norm(), 1e-9) << "P² ≠ P";

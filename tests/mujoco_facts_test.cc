@@ -350,7 +350,9 @@ TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
       Eigen::VectorXd q = x.qpos;
       mj_integratePos(m, q.data(), x.qvel.data(), s);
       EvaluatePosition(model, data.aux(), q.data());
-      return Eigen::VectorXd(EqualityRows(model, data.aux()) * x.qvel);
+      RowMatrix rows;
+      EqualityRows(model, data.aux(), rows);
+      return Eigen::VectorXd(rows * x.qvel);
     };
     const Eigen::VectorXd stencil = (rows_v(-2 * h) - 8 * rows_v(-h) + 8 * rows_v(h) - rows_v(2 * h)) / (12 * h);
     worst_stencil = std::max(worst_stencil, (stencil - expected).norm() / expected.norm());

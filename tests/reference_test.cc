@@ -183,7 +183,8 @@ TEST(Contacts, CollidePairsGivesTheFullPassPoints) {
     // a settled state: let MuJoCo's own simulation bring the bodies down
     for (int k = 0; k < 300; k++) mj_step(model.mj(), d.get());
     EvaluatePosition(model, d.get(), d->qpos);
-    const std::vector<ContactPoint> full = ListContacts(model, d.get());
+    std::vector<ContactPoint> full;
+    ListContacts(model, d.get(), full);
     ASSERT_FALSE(full.empty());
     std::vector<ContactId> ids;
     for (const ContactPoint& p : full) ids.push_back(p.id);

@@ -192,10 +192,11 @@ void Simulation::OnEvent(const saltation::HookEvent& ev) {
       mjData* work = marker_data_->main();
       const double* qpos = ev.has_xi ? ev.rigid.x_minus.qpos.data() : d->qpos;
       saltation::EvaluatePosition(model, work, qpos);
-      const auto points = saltation::ListContacts(model, work);
-      const auto match = saltation::MatchContacts({ev.contact}, points);
-      if (!match.empty() && match[0] >= 0) {
-        r.pos = points[match[0]].pos;
+      std::vector<saltation::ContactPoint> points;
+      saltation::ListContacts(model, work, points);
+      const int match = saltation::MatchContact(ev.contact, points);
+      if (match >= 0) {
+        r.pos = points[match].pos;
         placed = true;
       }
     } catch (const std::exception&) {

@@ -132,8 +132,9 @@ void ContactTracker::MeasureRestitution(const Model& model, Data& data, const mj
     bool done = false;
     if (best < 0 || points[best].gap > 0) {
       if (best >= 0) {
-        RowMatrix rows;
-        ContactRows(model, d, points[best], rows);
+        RowMatrix rows(ContactRowCount(points[best]), model.nv());
+        PointJacobians jacobians;
+        ContactRows(model, d, points[best], rows, jacobians);
         vn_plus = rows.row(0).dot(x.qvel);
       }
       done = true;
@@ -146,7 +147,8 @@ void ContactTracker::MeasureRestitution(const Model& model, Data& data, const mj
     // still pressing after the transient: MuJoCo holds it, so does the mode from now on (unless
     // a mode contact already is this point: matched against the current points, as a rolling
     // sphere's anchor moves)
-    const std::vector<int> in_mode = MatchContacts(mode.contacts, points);
+    std::vector<int> in_mode;
+    MatchContacts(mode.contacts, points, in_mode);
     const bool held = std::find(in_mode.begin(), in_mode.end(), best) != in_mode.end();
     if (best >= 0 && points[best].gap <= 0 && !held) {
       Mode with = mode;

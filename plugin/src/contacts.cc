@@ -31,12 +31,6 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   if (m->neq || HasBodyTransmission(m)) mj_makeConstraint(m, d);
 }
 
-std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d) {
-  std::vector<ContactPoint> points;
-  ListContacts(model, d, points);
-  return points;
-}
-
 namespace {
 
 // One point from MuJoCo's description of it; the anchor is its position in geom2's frame
@@ -162,13 +156,6 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
   CollidePairs(model, d, ids, points);
 }
 
-std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
-                               const std::vector<ContactPoint>& points) {
-  std::vector<int> match;
-  MatchContacts(ids, points, match);
-  return match;
-}
-
 void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points,
                    std::vector<int>& match) {
   match.assign(ids.size(), -1);
@@ -201,14 +188,10 @@ int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points) {
   return match;
 }
 
-void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows) {
-  RowMatrix jac1, jac2;
-  rows.resize(ContactRowCount(point), model.nv());
-  ContactRows(model, d, point, Eigen::Ref<RowMatrix>(rows), jac1, jac2);
-}
-
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
-                 RowMatrix& jac1, RowMatrix& jac2) {
+                 PointJacobians& scratch) {
+  RowMatrix& jac1 = scratch.jac1;
+  RowMatrix& jac2 = scratch.jac2;
   const mjModel* m = model.mj();
   const int nv = m->nv;
   const int nrow = ContactRowCount(point);
@@ -219,12 +202,6 @@ void ContactRows(const Model& model, const mjData* d, const ContactPoint& point,
   mj_jac(m, d, jac2.data(), nullptr, point.pos.data(), b2);
   jac2 -= jac1;
   rows.noalias() = point.frame.topRows(nrow) * jac2;
-}
-
-RowMatrix EqualityRows(const Model& model, const mjData* d) {
-  RowMatrix rows;
-  EqualityRows(model, d, rows);
-  return rows;
 }
 
 void EqualityRows(const Model& model, const mjData* d, RowMatrix& rows) {

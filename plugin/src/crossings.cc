@@ -62,7 +62,7 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   // the bias J̇v by a difference of the rows over the last step (the exact guard is recomputed
   // when a sign change is localised)
   Scratch& w = scratch_;
-  ModeConstraints(model_, d, mode.contacts, g.points, g.match, w.set, w.rows);
+  ModeConstraints(model_, d, mode.contacts, g.points, w.set, w.rows);
   std::swap(g.J, w.set.J);  // g keeps the rows for the next step's difference
   const int rows = static_cast<int>(g.J.rows());
   // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
@@ -157,12 +157,13 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     }
     guard_ids_.push_back(c.id);
     EvaluatePositionForPairs(model_, data_.aux(), x.qpos.data(), guard_ids_, guard_points_, false);
-    const int i = MatchContacts(guard_ids_, guard_points_).back();
+    MatchContacts(guard_ids_, guard_points_, guard_match_);
+    const int i = guard_match_.back();
     if (i < 0) return model_.detect_margin();
     if (slope_velocity) {
       const ContactPoint& p = guard_points_[i];
       guard_rows_.resize(3, model_.mj()->nv);
-      ContactRows(model_, data_.aux(), p, guard_rows_.topRows(ContactRowCount(p)), guard_jac1_, guard_jac2_);
+      ContactRows(model_, data_.aux(), p, guard_rows_.topRows(ContactRowCount(p)), guard_jacobians_);
       slope = guard_rows_.row(0).dot(*slope_velocity);
     }
     return guard_points_[i].gap;

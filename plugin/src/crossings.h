@@ -89,7 +89,9 @@ class CrossingFinder {
   Scratch scratch_;
   std::vector<ContactPoint> guard_points_;  // the localisation's guard evaluations
   std::vector<ContactId> guard_ids_;
-  RowMatrix guard_rows_, guard_jac1_, guard_jac2_;  // the guard's slope row and its scratch
+  RowMatrix guard_rows_;  // the guard's slope row
+  PointJacobians guard_jacobians_;
+  std::vector<int> guard_match_;
 };
 
 }  // namespace saltation

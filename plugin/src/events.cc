@@ -58,10 +58,12 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   // the point that fired, and every other point touching at the same instant
   mjData* d = data.main();
   EvaluatePosition(model, d, s.x.qpos.data());
-  const std::vector<ContactPoint> points = ListContacts(model, d);
+  std::vector<ContactPoint> points;
+  ListContacts(model, d, points);
   std::vector<ContactId> ids = s.mode.contacts;
   ids.push_back(id);
-  const std::vector<int> match = MatchContacts(ids, points);
+  std::vector<int> match;
+  MatchContacts(ids, points, match);
   if (match.back() < 0) throw NumericalError("touchdown contact vanished at its event");
   const ContactPoint trigger = points[match.back()];
   ev.contact = trigger.id;
@@ -168,8 +170,11 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
   const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, mode);
   EvaluatePosition(model, data.main(), x.qpos.data());
-  const std::vector<ContactPoint> points = ListContacts(model, data.main());
-  const int i = MatchContacts(mode.contacts, points)[k];
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  std::vector<int> match;
+  MatchContacts(mode.contacts, points, match);
+  const int i = match[k];
   if (i < 0) throw NumericalError("released contact has no point");
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i]);
   ev.point = points[i].pos;

@@ -26,8 +26,17 @@ RigidEvent NextSection(RigidSimulator& sim, HybridState& s, const FloquetOptions
 Eigen::MatrixXd ConstraintBasis(const Model& model, Data& data, const State& x, const Mode& mode) {
   const mjModel* m = model.mj();
   const int nv = m->nv, n = model.ndx();
-  EvaluatePosition(model, data.aux(), x.qpos.data());
-  const RowMatrix J = ModeConstraints(model, data.aux(), mode.contacts).J;
+  // the mode's rows at configuration q (the whole position stage, every contact point)
+  std::vector<ContactPoint> points;
+  ConstraintSet set;
+  ConstraintScratch scratch;
+  auto rows_at = [&](const Eigen::VectorXd& q) {
+    EvaluatePosition(model, data.aux(), q.data());
+    ListContacts(model, data.aux(), points);
+    ModeConstraints(model, data.aux(), mode.contacts, points, set, scratch);
+    return set.J;
+  };
+  const RowMatrix J = rows_at(x.qpos);
   if (J.rows() == 0) return Eigen::MatrixXd::Identity(n, n);
   Eigen::MatrixXd K(J.rows(), nv);
   const double eps = model.options().fd_step;
@@ -38,10 +47,8 @@ Eigen::MatrixXd ConstraintBasis(const Model& model, Data& data, const State& x, 
     Eigen::VectorXd qp = x.qpos, qm = x.qpos;
     mj_integratePos(m, qp.data(), dq.data(), 1);
     mj_integratePos(m, qm.data(), dq.data(), -1);
-    EvaluatePosition(model, data.aux(), qp.data());
-    const Eigen::VectorXd fp = ModeConstraints(model, data.aux(), mode.contacts).J * x.qvel;
-    EvaluatePosition(model, data.aux(), qm.data());
-    const Eigen::VectorXd fm = ModeConstraints(model, data.aux(), mode.contacts).J * x.qvel;
+    const Eigen::VectorXd fp = rows_at(qp) * x.qvel;
+    const Eigen::VectorXd fm = rows_at(qm) * x.qvel;
     K.col(i) = (fp - fm) / (2 * eps);
   }
   Eigen::MatrixXd C = Eigen::MatrixXd::Zero(2 * J.rows(), n);

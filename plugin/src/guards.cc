@@ -8,8 +8,9 @@ namespace saltation {
 
 Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
                                        const ContactPoint& point) {
-  RowMatrix rows;
-  ContactRows(model, d, point, rows);
+  RowMatrix rows(ContactRowCount(point), model.nv());
+  PointJacobians scratch;
+  ContactRows(model, d, point, rows, scratch);
   Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
   grad.head(model.nv()) = rows.row(0).transpose();
   return grad;

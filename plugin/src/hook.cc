@@ -94,11 +94,14 @@ void Hook::Reset(const mjData* d) {
   const State x = StateFromData(m, d);
   mode_.contacts.clear();
   EvaluatePosition(*model_, data_->main(), x.qpos.data());
-  const std::vector<ContactPoint> points = ListContacts(*model_, data_->main());
+  std::vector<ContactPoint> points;
+  ListContacts(*model_, data_->main(), points);
   RowMatrix rows;
+  PointJacobians jacobians;
   for (const ContactPoint& p : points) {
     if (p.gap > model_->options().contact_tol) continue;  // resting contacts in MuJoCo penetrate
-    ContactRows(*model_, data_->main(), p, rows);
+    rows.resize(ContactRowCount(p), m->nv);
+    ContactRows(*model_, data_->main(), p, rows, jacobians);
     if (std::abs(rows.row(0).dot(x.qvel)) <= std::max(model_->options().min_bounce_speed, 1e-3)) {
       mode_.contacts.push_back(p.id);
     }

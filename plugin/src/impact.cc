@@ -108,7 +108,9 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   std::vector<ContactId> cand = candidates;
   std::vector<ContactPoint> points;  // the candidates' pairs only, with M and its factor
   EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points);
-  ConstraintSet all = ModeConstraints(model, d, cand, points);
+  ConstraintSet all;
+  ConstraintScratch scratch;
+  ModeConstraints(model, d, cand, points, all, scratch);
   const int ncand = static_cast<int>(cand.size());
   const Eigen::VectorXd& v = x_minus.qvel;
 
@@ -146,7 +148,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
       if (!cand[worst].frictionless && ContactRowCount(all.points[worst]) > 1) {
         // sticking would pull: let it slip (frictionless) before releasing it
         cand[worst].frictionless = true;
-        all = ModeConstraints(model, d, cand, points);
+        ModeConstraints(model, d, cand, points, all, scratch);
       } else {
         in_set[worst] = false;
       }
@@ -227,7 +229,9 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
   mjData* d = data.main();
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
-  const ConstraintSet all = ModeConstraints(model, d, impulse_set, points);
+  ConstraintSet all;
+  ConstraintScratch scratch;
+  ModeConstraints(model, d, impulse_set, points, all, scratch);
   const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
   return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank, method);
@@ -260,7 +264,9 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   // ∂v⁺/∂v⁻ in closed form: v⁺ is linear in v⁻ for a fixed S (targets use J_n v⁻ < 0)
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points);
-  const ConstraintSet all = ModeConstraints(model, d, impulse_set, points);
+  ConstraintSet all;
+  ConstraintScratch scratch;
+  ModeConstraints(model, d, impulse_set, points, all, scratch);
   const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
   out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
@@ -327,7 +333,9 @@ Eigen::MatrixXd PlasticProjection(const Model& model, Data& data, const Eigen::V
   mjData* d = data.main();
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, qpos.data(), contacts, points);
-  const ConstraintSet set = ModeConstraints(model, d, contacts, points);
+  ConstraintSet set;
+  ConstraintScratch scratch;
+  ModeConstraints(model, d, contacts, points, set, scratch);
   const RowMatrix J = set.J.topRows(set.ncontact_rows);
   Eigen::MatrixXd P = Eigen::MatrixXd::Identity(nv, nv);
   if (J.rows() == 0) return P;

@@ -1,29 +1,18 @@
 #include "saltation/mode_dynamics.h"
 
+#include <utility>
+
 #include "mujoco_stages.h"
 
 #include "saltation/errors.h"
 
 namespace saltation {
 
-ConstraintSet ModeConstraints(const Model& model, const mjData* d,
-                              const std::vector<ContactId>& contacts) {
-  return ModeConstraints(model, d, contacts, ListContacts(model, d));
-}
-
-ConstraintSet ModeConstraints(const Model& model, const mjData* d,
-                              const std::vector<ContactId>& contacts,
-                              const std::vector<ContactPoint>& points) {
-  ConstraintSet set;
-  ConstraintScratch scratch;
-  ModeConstraints(model, d, contacts, points, MatchContacts(contacts, points), set, scratch);
-  return set;
-}
-
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
-                     const std::vector<ContactPoint>& points, const std::vector<int>& match,
-                     ConstraintSet& set, ConstraintScratch& scratch) {
+                     const std::vector<ContactPoint>& points, ConstraintSet& set, ConstraintScratch& scratch) {
   const int nv = model.nv();
+  MatchContacts(contacts, points, scratch.match);
+  const std::vector<int>& match = scratch.match;
   set.points.clear();
   set.normal_row.clear();
   int nrow = 0;
@@ -42,7 +31,7 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
   set.J.resize(nrow + scratch.equality.rows(), nv);
   for (size_t k = 0; k < contacts.size(); k++) {
     ContactRows(model, d, set.points[k], set.J.middleRows(set.normal_row[k], ContactRowCount(set.points[k])),
-                scratch.jac1, scratch.jac2);
+                scratch.jacobians);
   }
   set.J.bottomRows(scratch.equality.rows()) = scratch.equality;
 }
@@ -55,7 +44,10 @@ RowMatrix RowsAt(const Model& model, mjData* d, const Eigen::VectorXd& qpos,
                  const std::vector<ContactId>& contacts) {
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, qpos.data(), contacts, points, false);
-  return ModeConstraints(model, d, contacts, points).J;
+  ConstraintSet set;
+  ConstraintScratch scratch;
+  ModeConstraints(model, d, contacts, points, set, scratch);
+  return std::move(set.J);
 }
 
 bool HasConnect(const mjModel* m) {
@@ -118,10 +110,7 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
     mj_integratePos(m, q.data(), x.qvel.data(), s);
     return Eigen::VectorXd(RowsAt(model, data.aux(), q, contacts) * x.qvel);
   };
-  if (x.qvel.squaredNorm() == 0) {
-    EvaluatePosition(model, data.aux(), x.qpos.data());
-    return Eigen::VectorXd::Zero(ModeConstraints(model, data.aux(), contacts).J.rows());
-  }
+  if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data.aux(), x.qpos, contacts).rows());
   // five-point stencil, error O(h⁴), for the rows whose J̇ MuJoCo does not give
   Eigen::VectorXd bias = (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
   if (HasConnect(m)) {
@@ -151,7 +140,8 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   ModeDynamics out;
   out.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
   out.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);
-  out.constraints = ModeConstraints(model, d, mode.contacts, points);
+  ConstraintScratch scratch;
+  ModeConstraints(model, d, mode.contacts, points, out.constraints, scratch);
   const RowMatrix& J = out.constraints.J;
   const int nrow = J.rows();
   out.qacc = out.qacc_smooth;
@@ -204,7 +194,12 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points);
   mj_transmission(m, d);
-  e.J = ModeConstraints(model, d, mode.contacts, points).J;
+  {
+    ConstraintSet set;
+    ConstraintScratch scratch;
+    ModeConstraints(model, d, mode.contacts, points, set, scratch);
+    e.J = std::move(set.J);
+  }
   SmoothStages(m, d);
   e.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
   e.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);

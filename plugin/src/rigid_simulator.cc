@@ -24,17 +24,21 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
   GuardSnapshot snap;
   snap.normal_force = EvaluateMode(model, data, x, mode).normal_force;
   mj_collision(model.mj(), data.main());  // every pair: EvaluateMode ran the mode's own only
-  const std::vector<ContactPoint> points = ListContacts(model, data.main());
-  const std::vector<int> match = MatchContacts(mode.contacts, points);
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  std::vector<int> match;
+  MatchContacts(mode.contacts, points, match);
   std::vector<bool> used(points.size(), false);
   for (int i : match) {
     if (i >= 0) used[i] = true;
   }
   RowMatrix rows;
+  PointJacobians jacobians;
   for (size_t i = 0; i < points.size(); i++) {
     if (used[i]) continue;
     snap.inactive.push_back(points[i]);
-    ContactRows(model, data.main(), points[i], rows);
+    rows.resize(ContactRowCount(points[i]), model.nv());
+    ContactRows(model, data.main(), points[i], rows, jacobians);
     snap.inactive_rate.push_back(rows.row(0).dot(x.qvel));
   }
   return snap;
@@ -44,10 +48,13 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
 double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& mode,
                     const ContactId& id) {
   EvaluatePosition(model, data.aux(), x.qpos.data());
-  const std::vector<ContactPoint> points = ListContacts(model, data.aux());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.aux(), points);
   std::vector<ContactId> ids = mode.contacts;
   ids.push_back(id);
-  const int i = MatchContacts(ids, points).back();
+  std::vector<int> match;
+  MatchContacts(ids, points, match);
+  const int i = match.back();
   if (i < 0) {
     throw NumericalError("contact " + ContactLabel(model, id) +
                          " left the detection margin while its event was being located");
@@ -58,8 +65,9 @@ double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& 
 // J_n v of a point at x
 double NormalVelocity(const Model& model, Data& data, const State& x, const ContactPoint& p) {
   EvaluatePosition(model, data.aux(), x.qpos.data());
-  RowMatrix rows;
-  ContactRows(model, data.aux(), p, rows);
+  RowMatrix rows(ContactRowCount(p), model.nv());
+  PointJacobians jacobians;
+  ContactRows(model, data.aux(), p, rows, jacobians);
   return rows.row(0).dot(x.qvel);
 }
 
@@ -93,9 +101,11 @@ HybridState RigidSimulator::Initialize(const State& x) {
   HybridState s;
   s.x = Normalized(model_.mj(), x);
   EvaluatePosition(model_, data_.main(), s.x.qpos.data());
-  const std::vector<ContactPoint> points = ListContacts(model_, data_.main());
+  std::vector<ContactPoint> points;
+  ListContacts(model_, data_.main(), points);
   const double vtol = opt.velocity_tol * std::max(1.0, s.x.qvel.norm());
   RowMatrix rows;
+  PointJacobians jacobians;
   for (const ContactPoint& p : points) {
     if (p.gap < -opt.contact_tol) {
       throw NumericalError("initial state penetrates contact " + ContactLabel(model_, p.id) +
@@ -103,7 +113,8 @@ HybridState RigidSimulator::Initialize(const State& x) {
                            "non-penetrating start)");
     }
     if (p.gap > opt.contact_tol) continue;
-    ContactRows(model_, data_.main(), p, rows);
+    rows.resize(ContactRowCount(p), model_.nv());
+    ContactRows(model_, data_.main(), p, rows, jacobians);
     if (std::abs(rows.row(0).dot(s.x.qvel)) > vtol) continue;
     ContactId id = p.id;
     // a touching contact that slides cannot start sticking: it slips (frictionless)
@@ -160,7 +171,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         // apart at both ends, approaching at the start and receding at the end: the path may dip
         // through the surface and out again within the step (a fast pass over an edge or a
         // curved surface); the dip search finds the earlier crossing, if any
-        const int i = MatchContacts({p.id}, start.inactive).front();
+        const int i = MatchContact(p.id, start.inactive);
         const double tol = model_.options().contact_tol;
         if (i < 0 || !(start.inactive[i].gap > tol) || !(start.inactive_rate[i] < 0) ||
             !(end.inactive_rate[j] > 0)) {
@@ -190,7 +201,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         }
         continue;
       }
-      const int i = MatchContacts({p.id}, start.inactive).front();
+      const int i = MatchContact(p.id, start.inactive);
       if (i < 0) {
         throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
                              std::to_string(t_next) + " (raise the detection margin or lower the step)");

@@ -57,9 +57,8 @@ bool HasBodyTransmission(const mjModel* m);
 // constraint projections) on d at qpos.
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 
-// Every contact point in d (after EvaluatePosition).
-std::vector<ContactPoint> ListContacts(const Model& model, const mjData* d);
-// The same into `points`, reusing its storage (the engine hook's per-step path allocates nothing).
+// (d after EvaluatePosition) => points: every contact point in d, into `points` (its storage
+// reused: the engine hook's per-step path allocates nothing).
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
 
 // The contact points of the geom pairs of `ids` alone, from MuJoCo's narrow-phase functions
@@ -78,28 +77,29 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
                               const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
                               bool inertia = true);
 
-// For each id, the index of the matching point in `points` (nearest anchor within the same pair,
-// each point used once), or −1 when its pair has no point left.
-std::vector<int> MatchContacts(const std::vector<ContactId>& ids,
-                               const std::vector<ContactPoint>& points);
-// The same into `match`, reusing its storage.
+// (ids, points) => match: for each id, the index of the matching point in `points` (nearest
+// anchor within the same pair, each point used once, earlier ids first), or −1 when its pair has
+// no point left; `match`'s storage is reused.
 void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points,
                    std::vector<int>& match);
 // The index of the point matching one id (nearest anchor within the same pair), or −1.
 int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points);
 
-// The rigid constraint rows of a point (ContactRowCount × nv): frame · (J_point(body2, pos) −
-// J_point(body1, pos)), which equals MuJoCo's efc_J rows of the same contact. The normal row is
-// the gradient of the signed distance with respect to the tangent configuration.
-void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, RowMatrix& rows);
-// The same into rows sized ContactRowCount × nv already (a block of a larger matrix), with the
-// two point Jacobians in caller-owned scratch: allocates nothing once the scratch is sized.
-void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
-                 RowMatrix& jac1, RowMatrix& jac2);
+// Scratch of ContactRows: the two point Jacobians (3 × nv each), sized on first use.
+struct PointJacobians {
+  RowMatrix jac1, jac2;
+};
 
-// Rows of MuJoCo's equality constraints in d (always active in every mode), dense (neq_rows × nv).
-RowMatrix EqualityRows(const Model& model, const mjData* d);
-// The same into `rows`, reusing its storage.
+// (d's kinematics, point) => rows: the rigid constraint rows of a point, frame ·
+// (J_point(body2, pos) − J_point(body1, pos)), which equal MuJoCo's efc_J rows of the same
+// contact; the normal row is the gradient of the signed distance with respect to the tangent
+// configuration. `rows` is sized ContactRowCount(point) × nv already (a RowMatrix of its own, or a
+// block of a larger one); allocates nothing once `scratch` is sized.
+void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
+                 PointJacobians& scratch);
+
+// (d after EvaluatePosition) => rows: MuJoCo's equality constraint rows in d (always active in
+// every mode), dense (neq_rows × nv), `rows`' storage reused.
 void EqualityRows(const Model& model, const mjData* d, RowMatrix& rows);
 
 }  // namespace saltation

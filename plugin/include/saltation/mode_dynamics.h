@@ -40,25 +40,20 @@ struct ConstraintSet {
   int ncontact_rows = 0;
 };
 
-// Reused storage of the in-place ModeConstraints.
+// Reused storage of ModeConstraints.
 struct ConstraintScratch {
-  RowMatrix jac1, jac2, equality;
+  PointJacobians jacobians;
+  RowMatrix equality;
+  std::vector<int> match;
 };
 
-// Rows of mode A at d's configuration (after EvaluatePosition). NumericalError when an active
-// contact has no point within the detection margin.
-ConstraintSet ModeConstraints(const Model& model, const mjData* d,
-                              const std::vector<ContactId>& contacts);
-// The same from given points (ListContacts or CollidePairs at d's configuration).
-ConstraintSet ModeConstraints(const Model& model, const mjData* d,
-                              const std::vector<ContactId>& contacts,
-                              const std::vector<ContactPoint>& points);
-
-// The same into `set` with the match of `contacts` among `points` given (MatchContacts):
-// allocates nothing once the sizes have been seen (the engine hook's per-step path).
+// (d after EvaluatePosition or EvaluatePositionForPairs, the mode's contacts, the points at d's
+// configuration) => set: the rows of the mode, contact rows in mode order then equality rows,
+// each contact on its matched point (MatchContacts, into scratch.match). NumericalError when an
+// active contact has no point within the detection margin. Allocates nothing once the sizes have
+// been seen (the engine hook's per-step path).
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
-                     const std::vector<ContactPoint>& points, const std::vector<int>& match,
-                     ConstraintSet& set, ConstraintScratch& scratch);
+                     const std::vector<ContactPoint>& points, ConstraintSet& set, ConstraintScratch& scratch);
 
 // J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux().
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
