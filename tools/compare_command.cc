@@ -232,7 +232,7 @@ int RunCompare(const std::vector<std::string>& args) {
   });
   for (const std::string& w : TakeMujocoWarnings()) std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
 
-  const std::vector<std::string> names = TangentCoordinateNames(m.get());
+  const std::vector<std::string> names = StateLabels(m.get());
   PrintRows(report.rows, names);
   std::printf("verdict: %s\n", CompareVerdict(report).c_str());
   if (!parsed.out.empty()) {

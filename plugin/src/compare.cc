@@ -94,31 +94,4 @@ std::string CompareVerdict(const CompareReport& report) {
                       : ": " + why);
 }
 
-std::vector<std::string> TangentCoordinateNames(const mjModel* m) {
-  std::vector<std::string> dof(m->nv);
-  for (int i = 0; i < m->nv; i++) {
-    const int j = m->dof_jntid[i];
-    const char* name = mj_id2name(m, mjOBJ_JOINT, j);
-    std::string base = name && *name ? name : "#" + std::to_string(j);
-    const int k = i - m->jnt_dofadr[j];
-    if (m->jnt_type[j] == mjJNT_FREE) {
-      static const char* kFree[6] = {"x", "y", "z", "rx", "ry", "rz"};
-      base += std::string(".") + kFree[k];
-    } else if (m->jnt_type[j] == mjJNT_BALL) {
-      static const char* kBall[3] = {"rx", "ry", "rz"};
-      base += std::string(".") + kBall[k];
-    }
-    dof[i] = base;
-  }
-  std::vector<std::string> names;
-  for (int i = 0; i < m->nv; i++) names.push_back("q:" + dof[i]);
-  for (int i = 0; i < m->nv; i++) names.push_back("v:" + dof[i]);
-  for (int a = 0; a < m->na; a++) {
-    const int act = m->nu - m->na + a;  // actuators with activation come last
-    const char* name = act >= 0 ? mj_id2name(m, mjOBJ_ACTUATOR, act) : nullptr;
-    names.push_back("act:" + (name && *name ? std::string(name) : "#" + std::to_string(a)));
-  }
-  return names;
-}
-
 }  // namespace saltation

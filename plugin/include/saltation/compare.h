@@ -91,16 +91,12 @@ CompareReport CompareSweep(const mjModel* m, const CompareSettings& s, const Sta
 // stiffens (0.8 -> 0.1)", or what the flags say when it does not fall.
 std::string CompareVerdict(const CompareReport& report);
 
-// Names of the tangent coordinates (dq, dv, act): q:JOINT[.k], v:JOINT[.k], act:ACTUATOR (#id for
-// unnamed ones; .x .y .z .rx .ry .rz for a free joint's dofs, .rx .ry .rz for a ball's).
-std::vector<std::string> TangentCoordinateNames(const mjModel* m);
-
 // The whole JSON document (ends with a newline): {"model", "window", "layout", "steps_per_tau",
 // "solimp" (when given), "monotone", "converging", "rows": [{"tau", "timestep", "dampratio",
 // "effective_restitution", "restitution_measured", "touchdown", "contact", "next_touchdown", "t0",
 // "t1", "relative_difference", "absolute_difference", "max_discrepancy", "at", "at_names",
 // "onset_term", "relative_difference_off_onset", "events", "flags", "rigid", "compliant"}]}.
-// names: TangentCoordinateNames of the model.
+// names: StateLabels of the model (tangent.h).
 std::string CompareJson(const std::string& model_path, const CompareSettings& s, const CompareReport& report,
                         const std::vector<std::string>& names);
 
