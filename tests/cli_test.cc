@@ -185,6 +185,12 @@ TEST(CliRecord, SigkillLeavesAParseablePrefix) {
   EXPECT_GT(lines, 0);
 }
 
+// a ball above a floor with the given <option timestep>
+std::string TimestepModel(const std::string& timestep) {
+  return "<mujoco><option timestep=\"" + timestep + "\"/><worldbody><geom type=\"plane\" size=\"1 1 .1\"/>"
+         "<body pos=\"0 0 1\"><freejoint/><geom size=\".1\"/></body></worldbody></mujoco>";
+}
+
 class CliRecordBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliRecordBadInput, ExitsNonZeroWithAClearMessage) {
@@ -205,7 +211,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"MissingModel", "record /no/such/model.xml", 1, "cannot read model file"},
         BadInput{"NegativeNearMiss", "record --near-miss -1", 2, "--near-miss must be non-negative"},
         BadInput{"UnwritableOutput", "record --duration 0.1 --out /no/such/dir/x.jsonl", 1,
-                 "could not write '/no/such/dir/x.jsonl'"}),
+                 "could not write '/no/such/dir/x.jsonl'"},
+        // a timestep that cannot end the run (these hung before)
+        BadInput{"ZeroTimestep", "record " + WriteFile("dt0.xml", TimestepModel("0")), 1,
+                 "the model's timestep must be positive and finite, not 0.000000 s"},
+        BadInput{"NegativeTimestep", "record " + WriteFile("dtneg.xml", TimestepModel("-0.001")), 1,
+                 "the model's timestep must be positive and finite, not -0.001000 s"},
+        BadInput{"TinyTimestep", "record " + WriteFile("dttiny.xml", TimestepModel("1e-300")), 1,
+                 "is more than 1e9 steps"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
 }  // namespace

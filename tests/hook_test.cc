@@ -2,6 +2,7 @@
 // localised state, grazing, near misses, simultaneous groups, Zeno.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -47,6 +48,30 @@ const HookEvent* First(const std::vector<HookEvent>& events, EventKind kind) {
 }
 
 class HookTest : public MujocoTest {};
+
+// A step that cannot advance time is an error, not a silent endless loop: a timestep of 0 or
+// below (ConfigError), and one below the resolution of d->time (t + dt == t: NumericalError).
+TEST_F(HookTest, ATimestepThatCannotAdvanceIsAnError) {
+  for (const char* dt : {"0", "-0.001"}) {
+    ModelPtr m = LoadModelFromString(DropBall(0.3, 0.5, "Euler", 0.001));
+    m->opt.timestep = std::atof(dt);
+    Hook hook(m.get());
+    DataPtr d(mj_makeData(m.get()));
+    EXPECT_THROW(hook.Step(d.get()), ConfigError) << dt;
+  }
+  ModelPtr m = LoadModelFromString(DropBall(0.3, 0.5, "Euler", 0.001));
+  m->opt.timestep = 1e-300;
+  Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  d->time = 1.0;
+  try {
+    hook.Step(d.get());
+    ADD_FAILURE() << "a step that left the time at 1 s was accepted";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("simulation time does not advance at t = 1.000000 s"), std::string::npos)
+        << e.what();
+  }
+}
 
 // keep_events = false: on_event sees the very records of a kept run, and events() never holds
 // more than one step's (bounded memory for long streams)

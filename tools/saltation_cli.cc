@@ -230,6 +230,15 @@ int RunRecord(const Args& args) {
   saltation::StateToData(m.get(), x0, d.get());
   mj_forward(m.get(), d.get());
   const double t_end = d->time + args.duration;
+  // a run that cannot end: no step at all, or more steps than anyone waits for
+  const double dt = m->opt.timestep;
+  if (!(dt > 0) || !std::isfinite(dt)) {
+    throw ConfigError("the model's timestep must be positive and finite, not " + std::to_string(dt) + " s");
+  }
+  if (args.duration / dt > 1e9) {
+    throw ConfigError("--duration " + std::to_string(args.duration) + " s at the model's timestep " + std::to_string(dt) +
+                      " s is more than 1e9 steps");
+  }
 
   int fd = -1;
   if (!args.out.empty()) {

@@ -111,11 +111,19 @@ void Hook::Reset(const mjData* d) {
 }
 
 void Hook::Step(mjData* d) {
+  const double dt = m_->opt.timestep;
+  if (!(dt > 0) || !std::isfinite(dt)) {
+    throw ConfigError("the model's timestep must be positive and finite, not " + std::to_string(dt) + " s");
+  }
   if (!started_) Reset(d);
   if (!options_.keep_events) events_.clear();
-  const double dt = m_->opt.timestep;
+  const double time_before = d->time;
   Capture(m_, d, *cur_);
   mj_step(m_, d);
+  if (!(d->time > time_before)) {
+    throw NumericalError("simulation time does not advance at t = " + std::to_string(time_before) + " s: the timestep " +
+                         std::to_string(dt) + " s is below the resolution of the time");
+  }
   step_index_++;
   // the guards of x_k (this step), x_{k−1} and x_{k−2}, rotating through three buffers
   StepGuards& g = guards_[head_];
