@@ -119,6 +119,30 @@ INSTANTIATE_TEST_SUITE_P(
                  1, "initial state is not finite"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
+// --keyframe applies the keyframe's ctrl too: a ball held at 0.5 m by a position actuator stays up
+// with the keyframe whose target is 0.5 m, and lands with the one whose target is 0, in MuJoCo's
+// simulation (record) and in the exact rigid model (rigid: the ctrl held constant)
+TEST(Cli, KeyframeControlsAreApplied) {
+  const std::string model = WriteFile("held.xml", R"(
+<mujoco>
+  <option gravity="0 0 -9.81" timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball"><joint name="z" type="slide" axis="0 0 1"/><geom name="ball" size="0.1" mass="1"/></body>
+  </worldbody>
+  <actuator><position name="lift" joint="z" kp="2000" kv="100"/></actuator>
+  <keyframe><key name="hold" qpos="0.5" ctrl="0.5"/><key name="drop" qpos="0.5" ctrl="0"/></keyframe>
+</mujoco>)");
+  for (const char* command : {"record", "rigid"}) {
+    const Result held = RunCli(std::string(command) + " " + model + " --keyframe hold --duration 1 --quiet");
+    ASSERT_EQ(held.exit_code, 0) << held.output;
+    EXPECT_THAT(held.output, Not(HasSubstr("touchdown"))) << command;
+    const Result dropped = RunCli(std::string(command) + " " + model + " --keyframe drop --duration 1 --quiet");
+    ASSERT_EQ(dropped.exit_code, 0) << dropped.output;
+    EXPECT_THAT(dropped.output, HasSubstr("1 touchdown")) << command;
+  }
+}
+
 TEST(Cli, FailedRunLeavesNoOutputFile) {
   const std::string out = TempPath("never.jsonl");
   std::remove(out.c_str());

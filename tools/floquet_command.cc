@@ -87,6 +87,7 @@ int RunFloquet(const std::vector<std::string>& args) {
   ModelPtr m = LoadModel(model_path);
   Model model(m.get());
   RigidSimulator sim(model, sim_options);
+  if (m->nu > 0) sim.SetControl(InitialControl(m.get(), keyframe));  // the keyframe's, held constant
   const HybridState s = sim.Initialize(InitialState(m.get(), keyframe));
   std::printf("model %s: tangent dimension %d, section at every %s\n", model_path.c_str(), model.ndx(),
               EventKindName(options.section));

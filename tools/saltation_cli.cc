@@ -152,6 +152,7 @@ int RunRigid(const Args& args) {
     restitution.SetAll(std::stod(args.restitution));
     sim.SetRestitution(restitution);
   }
+  if (m->nu > 0) sim.SetControl(saltation::InitialControl(m.get(), args.keyframe));  // held constant
   saltation::HybridState s = sim.Initialize(saltation::InitialState(m.get(), args.keyframe));
   const double t_end = s.x.time + args.duration;
 
@@ -228,6 +229,8 @@ int RunRecord(const Args& args) {
   saltation::DataPtr d(mj_makeData(m.get()));
   const saltation::State x0 = saltation::InitialState(m.get(), args.keyframe);
   saltation::StateToData(m.get(), x0, d.get());
+  const Eigen::VectorXd ctrl0 = saltation::InitialControl(m.get(), args.keyframe);  // held constant
+  for (int i = 0; i < m->nu; i++) d->ctrl[i] = ctrl0(i);
   mj_forward(m.get(), d.get());
   const double t_end = d->time + args.duration;
   // a run that cannot end: no step at all, or more steps than anyone waits for

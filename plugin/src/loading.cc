@@ -48,7 +48,10 @@ int FindKeyframe(const mjModel* m, const std::string& key) {
   return -1;
 }
 
-State InitialState(const mjModel* m, const std::string& key) {
+namespace {
+
+// a data reset to qpos0, or to keyframe `key`
+DataPtr StartData(const mjModel* m, const std::string& key) {
   DataPtr d(mj_makeData(m));
   if (!key.empty()) {
     const int id = FindKeyframe(m, key);
@@ -57,7 +60,16 @@ State InitialState(const mjModel* m, const std::string& key) {
     }
     mj_resetDataKeyframe(m, d.get(), id);
   }
-  return StateFromData(m, d.get());
+  return d;
+}
+
+}  // namespace
+
+State InitialState(const mjModel* m, const std::string& key) { return StateFromData(m, StartData(m, key).get()); }
+
+Eigen::VectorXd InitialControl(const mjModel* m, const std::string& key) {
+  const DataPtr d = StartData(m, key);
+  return Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu);
 }
 
 }  // namespace saltation

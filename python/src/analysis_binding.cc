@@ -70,18 +70,22 @@ py::dict Floquet(py::object model, py::object data, const std::string& keyframe,
   options.tolerance = tolerance;
   ScopedMujocoErrors errors;
   State x;
+  Eigen::VectorXd ctrl;
   if (!data.is_none()) {
     if (!keyframe.empty()) throw ConfigError("give a keyframe or a data, not both");
     const mjData* d = DataOf(data);
     CheckSameSizes(m, d, data);
     x = StateFromData(m, d);
+    ctrl = Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu);
   } else {
     x = InitialState(m, keyframe);
+    ctrl = InitialControl(m, keyframe);
   }
   Model rigid_model(m);
   SimulatorOptions sim_options;
   sim_options.step = step;
   RigidSimulator sim(rigid_model, sim_options);
+  if (m->nu > 0) sim.SetControl(ctrl);
   const FloquetResult r = AnalyzePeriodicOrbit(sim, sim.Initialize(x), options);
   py::dict out;
   out["converged"] = r.converged;

@@ -4,11 +4,10 @@
 //   (working directory)    => DefaultModelPath => models/ball_drop.xml here, else in the source tree
 //   (mjModel, name|index)  => FindKeyframe     => the keyframe's index, or −1
 //   (mjModel, name|index)  => InitialState     => (time, qpos, qvel, act) of qpos0 or the keyframe
+//   (mjModel, name|index)  => InitialControl   => the keyframe's ctrl (nu), or mj_resetData's
 //
-// A keyframe also holds ctrl and mocap poses. InitialState returns a State, which has neither: a
-// program that starts from it (the command line) leaves ctrl at 0 and the mocap bodies where the
-// model puts them. To apply all of a keyframe to an mjData, call MuJoCo's
-// mj_resetDataKeyframe(m, d, FindKeyframe(m, key)) (the viewer does).
+// A keyframe also holds mocap poses, which neither returns: to apply all of a keyframe to an
+// mjData, call MuJoCo's mj_resetDataKeyframe(m, d, FindKeyframe(m, key)) (the viewer does).
 #ifndef SALTATION_LOADING_H_
 #define SALTATION_LOADING_H_
 
@@ -38,6 +37,10 @@ int FindKeyframe(const mjModel* m, const std::string& key);
 // `key` (name or index) when key is not empty. ConfigError "model has no keyframe 'KEY' (it has N
 // keyframes)" when there is no such keyframe. The keyframe's ctrl and mocap are not part of it.
 State InitialState(const mjModel* m, const std::string& key);
+
+// The controls the model starts with: the keyframe's ctrl (a robot's position targets: without them
+// it collapses), or mj_resetData's when key is empty. The same ConfigError as InitialState.
+Eigen::VectorXd InitialControl(const mjModel* m, const std::string& key);
 
 }  // namespace saltation
 
