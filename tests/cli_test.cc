@@ -143,6 +143,32 @@ TEST(Cli, KeyframeControlsAreApplied) {
   }
 }
 
+// A simulation that diverges: MuJoCo resets the state; record stops with the time before the
+// step (not the reset's), exit 1, and the CSV of what came before is written like the JSON Lines.
+TEST(Cli, UnstableSimulationNamesItsTimeAndKeepsTheCsv) {
+  const std::string model = WriteFile("unstable.xml", R"(
+<mujoco>
+  <option timestep="0.01" gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.5">
+      <joint name="z" type="slide" axis="0 0 1" stiffness="1e7" springref="0.5"/>
+      <geom name="ball" size="0.1" mass="0.001"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  const std::string csv = TempPath("unstable.csv");
+  std::remove(csv.c_str());
+  const Result r = RunCli("record " + model + " --duration 2 --csv " + csv);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("MuJoCo's simulation became unstable at t = 0.010000 s (bad acceleration): "
+                                  "MuJoCo reset the state"));
+  std::ifstream in(csv);
+  std::string header;
+  ASSERT_TRUE(std::getline(in, header)) << "no CSV written on the failure";
+  EXPECT_THAT(header, HasSubstr("time,kind,geom1,geom2"));
+}
+
 TEST(Cli, FailedRunLeavesNoOutputFile) {
   const std::string out = TempPath("never.jsonl");
   std::remove(out.c_str());

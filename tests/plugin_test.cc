@@ -300,6 +300,31 @@ TEST_F(PluginTest, ResetStartsAgainAndAnEditIsADiscontinuity) {
   std::remove(log_reset.c_str());
 }
 
+// MuJoCo's own reset of a diverging state inside plain mj_step (mj_resetData: the plugin's reset
+// callback) restarts the plugin: it goes on with no error, no abort and no event across the reset
+TEST_F(PluginTest, MujocosResetOfADivergingStateRestartsIt) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <option timestep="0.01" gravity="0 0 -9.81"/>
+  <extension><plugin plugin="saltation.events"><instance name="events"/></plugin></extension>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.5">
+      <joint name="z" type="slide" axis="0 0 1" stiffness="1e7" springref="0.5"/>
+      <geom name="ball" size="0.1" mass="0.001"/>
+    </body>
+  </worldbody>
+  <sensor><plugin name="saltation" instance="events"/></sensor>
+</mujoco>)");
+  DataPtr d(mj_makeData(m.get()));
+  for (int k = 0; k < 20; k++) mj_step(m.get(), d.get());
+  EXPECT_GT(d->warning[mjWARN_BADQACC].number, 0);
+  const std::vector<double> s = Sensor(m.get(), d.get());
+  EXPECT_EQ(s[0], 0);
+  EXPECT_EQ(s[6], 0);
+  TakeMujocoWarnings();  // MuJoCo's own instability warnings are the point here
+}
+
 // A bad value, an unknown key or a log that cannot be opened is a load error naming the key (the
 // compiler makes an mjData, so the log is opened at load time).
 TEST_F(PluginTest, BadConfigIsAClearError) {

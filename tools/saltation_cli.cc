@@ -288,11 +288,24 @@ int RunRecord(const Args& args) {
   };
   const bool progress = args.duration >= 5;
   int last_percent = -1;
+  // what was found before a failure is written too: the JSON Lines file holds it already (a line
+  // per record), the CSV is written whole here
+  auto write_csv = [&] {
+    if (args.csv.empty()) return;
+    WriteWhole(args.csv, csv);
+    std::printf("wrote %s\n", args.csv.c_str());
+  };
   while (d->time < t_end) {
-    hook.Step(d.get());
-    if (!std::isfinite(d->qpos[0]) || d->warning[mjWARN_BADQACC].number > 0) {
-      throw saltation::NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(d->time) +
-                                      " (bad acceleration)");
+    try {
+      hook.Step(d.get());
+      if (!std::isfinite(d->qpos[0])) {
+        throw saltation::NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(d->time) +
+                                        " s (the state is not finite)");
+      }
+    } catch (const saltation::Error&) {
+      if (fd >= 0) close(fd);
+      write_csv();
+      throw;
     }
     const int percent = static_cast<int>(100 * (d->time - (t_end - args.duration)) / args.duration);
     if (progress && percent / 10 != last_percent / 10) {
@@ -312,10 +325,7 @@ int RunRecord(const Args& args) {
   }
   std::printf("%s (%d records) in %.3f s, max |Xi| %.4g, %zu contacts in the rigid mode at the end\n",
               total ? "" : "no events", total, args.duration, max_norm, hook.mode().contacts.size());
-  if (!args.csv.empty()) {
-    WriteWhole(args.csv, csv);
-    std::printf("wrote %s\n", args.csv.c_str());
-  }
+  write_csv();
   if (!args.phi_out.empty()) {
     char times[96];
     std::snprintf(times, sizeof(times), "{\"t0\":%.17g,\"t1\":%.17g", hook.phi_t0(), hook.phi_time());

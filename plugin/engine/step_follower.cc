@@ -70,7 +70,12 @@ void StepFollower::Observe(const mjModel* m, const mjData* d) {
 
   // a later state: was it the origin's step?
   mj_setState(m, shadow_, inputs_.data(), kInputs);
-  hook_->Step(shadow_);
+  try {
+    hook_->Step(shadow_);
+  } catch (const NumericalError&) {  // MuJoCo reset the state (bad acceleration): so it did the user's
+    discontinuities_++;
+    return Start(m, d);
+  }
   mj_getState(m, shadow_, stepped_.data(), kPhysics);
   if (Same(stepped_, seen_)) {
     steps_++;

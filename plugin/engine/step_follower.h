@@ -16,7 +16,8 @@
 //   - a state at the same or an earlier time that is not the origin (a perturbation inside
 //     mjd_transitionFD, a user's edit that is then stepped): ignored; an edit is caught by the
 //     mismatch above;
-//   - after mj_resetData (the plugin's reset callback calls Restart): a restart.
+//   - after mj_resetData (the plugin's reset callback calls Restart): a restart;
+//   - MuJoCo's own reset of a diverging state (the hook's NumericalError): a discontinuity.
 // Events of a step are the hook's, reported one step late as the hook reports them (hook.h);
 // they concern states already accepted, so a mismatch never produces a wrong event.
 //

@@ -119,7 +119,16 @@ void Hook::Step(mjData* d) {
   if (!options_.keep_events) events_.clear();
   const double time_before = d->time;
   Capture(m_, d, *cur_);
+  const int resets_before = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
+                            d->warning[mjWARN_BADQACC].number;
   mj_step(m_, d);
+  const int resets = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
+                     d->warning[mjWARN_BADQACC].number - resets_before;
+  if (resets > 0) {
+    const char* what = d->warning[mjWARN_BADQACC].number ? "acceleration" : d->warning[mjWARN_BADQVEL].number ? "velocity" : "position";
+    throw NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(time_before) + " s (bad " + what +
+                         "): MuJoCo reset the state to the model's initial one");
+  }
   if (!(d->time > time_before)) {
     throw NumericalError("simulation time does not advance at t = " + std::to_string(time_before) + " s: the timestep " +
                          std::to_string(dt) + " s is below the resolution of the time");

@@ -190,3 +190,24 @@ def test_a_mujoco_error_is_an_exception_not_an_abort():
     n = 2 * tiny.nv + tiny.na
     with pytest.raises(mujoco.FatalError, match="mj_stackAlloc: out of memory"):  # mujoco's own handler is back
         mujoco.mjd_transitionFD(tiny, dd, 1e-6, False, np.zeros((n, n)), None, None, None)
+
+
+def test_a_diverging_simulation_is_a_numerical_error_naming_its_time():
+    """MuJoCo resets a diverging state inside mj_step; hook.step says so instead of going on from
+    the reset state, naming the time before the step."""
+    m = mujoco.MjModel.from_xml_string("""
+<mujoco>
+  <option timestep="0.01" gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.5">
+      <joint name="z" type="slide" axis="0 0 1" stiffness="1e7" springref="0.5"/>
+      <geom name="ball" size="0.1" mass="0.001"/>
+    </body>
+  </worldbody>
+</mujoco>""")
+    d = mujoco.MjData(m)
+    hook = saltation.Hook(m)
+    with pytest.raises(saltation.NumericalError, match="became unstable at t = 0.010000 s \\(bad acceleration\\)"):
+        for _ in range(10):
+            hook.step(d)

@@ -64,8 +64,10 @@ class Hook {
   void Reset(const mjData* d);
 
   // One mj_step(m, d), then the bookkeeping. Events found are appended to events() and passed to
-  // on_event as they are found. ConfigError for a timestep that is not positive and finite,
-  // NumericalError when the step leaves d->time where it was (a timestep below its resolution).
+  // on_event as they are found. ConfigError for a timestep that is not positive and finite;
+  // NumericalError when MuJoCo found a bad position, velocity or acceleration and reset d (the
+  // time before the step is named), or when the step leaves d->time where it was (a timestep below
+  // its resolution).
   void Step(mjData* d);
 
   // called for each event as it is found; the handler may call CompleteXi on it (the stored
