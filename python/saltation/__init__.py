@@ -15,6 +15,7 @@ command line's messages; a MuJoCo error inside saltation raises MujocoError.
 import os as _os
 
 import mujoco as _mujoco
+import saltation_mujoco_plugin as _saltation_mujoco_plugin
 
 from . import _core
 from ._linking import loaded_mujoco_libraries as _loaded_mujoco_libraries
@@ -38,7 +39,7 @@ mujoco_version = _core.linked_mujoco_version()
 def plugin_library():
     """Path of the engine plugin library (for mujoco.mj_loadPluginLibrary; ``import mujoco``
     already loads it through the mujoco.plugins entry point when saltation is installed)."""
-    path = _os.path.join(_os.path.dirname(__file__), "libsaltation_events.so")
+    path = _saltation_mujoco_plugin.library_path()
     if not _os.path.isfile(path):
         raise FileNotFoundError(f"saltation's engine plugin is missing: {path} (reinstall saltation)")
     return path
