@@ -20,6 +20,7 @@
 #include "saltation/finite_difference.h"
 #include "saltation/tangent.h"
 #include "near_contacts.h"
+#include "test_models.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -363,35 +364,22 @@ TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
   EXPECT_GT(worst_stencil, worst_exact);
 }
 
-// A ball rolling on the floor (x slide, z slide, hinge about y; condim 1): the contact point is
+// A ball rolling on the floor (test_models.h's free ball, turning about y): the contact point is
 // no material point of the ball — it stays under the centre while the ball turns — so the normal
 // row J_n = ∂z/∂q is constant and the true J̇_n v is 0. mj_jacDot at the contact point treats it as
 // fixed on the ball and gives the material point's centripetal term R ω² instead: why the contact
 // rows keep the stencil along the motion (contact points recomputed), which gets the 0.
-constexpr double kBallRadius = 0.1;
-const char* kRollingBall = R"(
-<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 0.1" condim="1"/>
-    <body name="ball" pos="0 0 0.1">
-      <joint name="x" type="slide" axis="1 0 0"/>
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <joint name="spin" type="hinge" axis="0 1 0"/>
-      <geom name="ball" type="sphere" size="0.1" mass="1" condim="1"/>
-    </body>
-  </worldbody>
-</mujoco>)";
-
 TEST_F(MujocoFacts, JacDotIsNotTheBiasOfARollingContact) {
-  ModelPtr mm = LoadModelFromString(kRollingBall);
-  Model model(mm.get());
+  constexpr double kRadius = 0.1;  // kFreeBall's
+  ModelPtr ball = LoadModelFromString(kFreeBall);
+  const mjModel* m = ball.get();
+  Model model(m);
   Data data(model);
-  const mjModel* m = mm.get();
+  State x = StateFromData(m, data.main());
   for (const double omega : {3.0, -12.0}) {
-    State x = StateFromData(m, data.main());
-    x.qpos << 0.4, 0, 0.7;  // x, z (touching: the centre at R), spin angle
-    x.qvel << omega * kBallRadius, 0, omega;  // rolling without slip
+    // the centre at R (touching), turned by 0.7 rad about y; ω about y, v = ω R: rolling
+    x.qpos << 0.4, 0, kRadius, std::cos(0.35), 0, std::sin(0.35), 0;
+    x.qvel << omega * kRadius, 0, 0, 0, omega, 0;
     EvaluatePosition(model, data.aux(), x.qpos.data());
     std::vector<ContactPoint> points;
     ListContacts(model, data.aux(), points);
@@ -408,9 +396,9 @@ TEST_F(MujocoFacts, JacDotIsNotTheBiasOfARollingContact) {
     mj_jacDot(m, data.aux(), jdot.data(), nullptr, p.pos.data(), m->geom_bodyid[p.id.geom2]);
     const double material = p.frame.row(0).dot(jdot * x.qvel);
     std::printf("[ jacDot ] rolling ball, omega %g: true J_n-dot v 0, stencil %.1e, mj_jacDot %.6g (R w^2 %.6g)\n",
-                omega, stencil, material, kBallRadius * omega * omega);
+                omega, stencil, material, kRadius * omega * omega);
     EXPECT_LE(std::abs(stencil), 1e-8);
-    EXPECT_NEAR(material, kBallRadius * omega * omega, 1e-9 * omega * omega);
+    EXPECT_NEAR(material, kRadius * omega * omega, 1e-9 * omega * omega);
   }
 }
 
