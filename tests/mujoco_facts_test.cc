@@ -310,9 +310,13 @@ TEST_F(MujocoFacts, GapWidening) {
 namespace saltation::testing {
 namespace {
 
-// A rod on a hinge about z, its tip (L from the axis) held to a world point by a connect equality.
+// A rod on a hinge about z, its tip (L from the axis) held to a world point by an equality: a
+// connect, or a weld — whose rod-side point is its relpose's position and its world-side point
+// its anchor (MuJoCo 4's weld reads eq_data the other way round from a connect), put apart here so
+// that reading them the wrong way round would show.
 constexpr double kRodLength = 0.7;
-const char* kConnectedRod = R"(
+std::string RodHeldBy(const std::string& equality) {
+  return R"(
 <mujoco>
   <option gravity="0 0 -9.81"/>
   <worldbody>
@@ -321,16 +325,14 @@ const char* kConnectedRod = R"(
       <geom type="capsule" fromto="0 0 0 0.7 0 0" size="0.02" mass="1"/>
     </body>
   </worldbody>
-  <equality><connect body1="rod" body2="world" anchor="0.7 0 0"/></equality>
-</mujoco>)";
+  <equality>)" + equality + "</equality>\n</mujoco>";
+}
 
-// MuJoCo 4's mj_jacDot is the exact J̇ of a point fixed on a body, so the constraint bias of a
-// connect equality (both anchors body-fixed) is exact: the tip's centripetal acceleration
-// −ω² p, to round-off, where the five-point stencil the other rows use is off by its O(h⁴) and
-// round-off error. (Contact points move on the surfaces and a weld's rotation rows carry the
-// quaternion error: there the stencil stays.)
-TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
-  ModelPtr mm = LoadModelFromString(kConnectedRod);
+// The worst relative errors of the equality's translational bias (its first three rows) against
+// the tip's centripetal acceleration −ω² p over three states: ConstraintBias's, and the five-point
+// stencil's on the same rows for contrast.
+std::pair<double, double> TipBiasErrors(const std::string& xml, int rows) {
+  ModelPtr mm = LoadModelFromString(xml);
   Model model(mm.get());
   Data data(model);
   const mjModel* m = mm.get();
@@ -340,28 +342,47 @@ TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
     x.qpos[0] = theta;
     x.qvel[0] = omega;
     const Eigen::VectorXd bias = ConstraintBias(model, data, x, {});
-    ASSERT_EQ(bias.size(), 3);
+    EXPECT_EQ(bias.size(), rows);
     // J = J_tip(rod) − J(world): J̇v is the tip's acceleration at zero angular acceleration
     const Eigen::Vector3d tip(kRodLength * std::cos(theta), kRodLength * std::sin(theta), 0);
     const Eigen::Vector3d expected = -omega * omega * tip;
-    worst_exact = std::max(worst_exact, (bias - expected).norm() / expected.norm());
-    // the stencil on the same rows, for contrast
+    worst_exact = std::max(worst_exact, (bias.head(3) - expected).norm() / expected.norm());
     const double h = model.options().jdot_step;
     auto rows_v = [&](double s) {
       Eigen::VectorXd q = x.qpos;
       mj_integratePos(m, q.data(), x.qvel.data(), s);
       EvaluatePosition(model, data.aux(), q.data());
-      RowMatrix rows;
-      EqualityRows(model, data.aux(), rows);
-      return Eigen::VectorXd(rows * x.qvel);
+      RowMatrix equality;
+      EqualityRows(model, data.aux(), equality);
+      return Eigen::VectorXd(equality.topRows(3) * x.qvel);
     };
     const Eigen::VectorXd stencil = (rows_v(-2 * h) - 8 * rows_v(-h) + 8 * rows_v(h) - rows_v(2 * h)) / (12 * h);
     worst_stencil = std::max(worst_stencil, (stencil - expected).norm() / expected.norm());
   }
-  std::printf("[ jacDot ] connect bias vs -w^2 p: mj_jacDot %.1e, five-point stencil %.1e (relative)\n",
-              worst_exact, worst_stencil);
-  EXPECT_LE(worst_exact, 1e-14);
-  EXPECT_GT(worst_stencil, worst_exact);
+  return {worst_exact, worst_stencil};
+}
+
+// MuJoCo 4's mj_jacDot is the exact J̇ of a point fixed on a body, so the constraint bias of a
+// connect equality (both anchors body-fixed) is exact: the tip's centripetal acceleration
+// −ω² p, to round-off, where the five-point stencil the other rows use is off by its O(h⁴) and
+// round-off error. (Contact points move on the surfaces and a weld's rotation rows carry the
+// quaternion error: there the stencil stays.)
+TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
+  const auto [exact, stencil] = TipBiasErrors(RodHeldBy(R"(<connect body1="rod" body2="world" anchor="0.7 0 0"/>)"), 3);
+  std::printf("[ jacDot ] connect bias vs -w^2 p: mj_jacDot %.1e, five-point stencil %.1e (relative)\n", exact, stencil);
+  EXPECT_LE(exact, 1e-14);
+  EXPECT_GT(stencil, exact);
+}
+
+// The same for a weld's translational rows (its two points are body-fixed too; its rotation rows
+// keep the stencil), with the weld's own reading of eq_data.
+TEST_F(MujocoFacts, JacDotGivesTheWeldBiasExactly) {
+  const auto [exact, stencil] =
+      TipBiasErrors(RodHeldBy(R"(<weld body1="rod" body2="world" anchor="0.3 0.1 0" relpose="0.7 0 0 1 0 0 0"/>)"), 6);
+  std::printf("[ jacDot ] weld translational bias vs -w^2 p: mj_jacDot %.1e, five-point stencil %.1e (relative)\n",
+              exact, stencil);
+  EXPECT_LE(exact, 1e-14);
+  EXPECT_GT(stencil, exact);
 }
 
 // A ball rolling on the floor (test_models.h's free ball, turning about y): the contact point is
