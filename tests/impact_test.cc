@@ -92,10 +92,9 @@ TEST_F(Impact, PlasticProjectionPropertiesOnRandomHumanoidConfigurations) {
     const Eigen::MatrixXd P = PlasticProjection(model, data, q, ids);
     const Eigen::MatrixXd M = MassMatrix(model, data, q);
     ConstraintSet rows;
-    ConstraintScratch scratch;
     EvaluatePosition(model, data.main(), q.data());  // the rows at q
     ListContacts(model, data.main(), points);
-    ModeConstraints(model, data.main(), ids, points, rows, scratch);
+    ModeConstraints(model, data.main(), ids, points, rows, data.work());
     const Eigen::MatrixXd J = rows.J.topRows(rows.ncontact_rows);
     const double scale = M.norm();
     EXPECT_LT((P * P - P).norm(), 1e-9) << "P² ≠ P";

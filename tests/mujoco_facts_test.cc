@@ -20,6 +20,7 @@
 #include "saltation/finite_difference.h"
 #include "saltation/tangent.h"
 #include "near_contacts.h"
+#include "test_models.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -309,9 +310,13 @@ TEST_F(MujocoFacts, GapWidening) {
 namespace saltation::testing {
 namespace {
 
-// A rod on a hinge about z, its tip (L from the axis) held to a world point by a connect equality.
+// A rod on a hinge about z, its tip (L from the axis) held to a world point by an equality: a
+// connect, or a weld — whose rod-side point is its relpose's position and its world-side point
+// its anchor (MuJoCo 4's weld reads eq_data the other way round from a connect), put apart here so
+// that reading them the wrong way round would show.
 constexpr double kRodLength = 0.7;
-const char* kConnectedRod = R"(
+std::string RodHeldBy(const std::string& equality) {
+  return R"(
 <mujoco>
   <option gravity="0 0 -9.81"/>
   <worldbody>
@@ -320,16 +325,14 @@ const char* kConnectedRod = R"(
       <geom type="capsule" fromto="0 0 0 0.7 0 0" size="0.02" mass="1"/>
     </body>
   </worldbody>
-  <equality><connect body1="rod" body2="world" anchor="0.7 0 0"/></equality>
-</mujoco>)";
+  <equality>)" + equality + "</equality>\n</mujoco>";
+}
 
-// MuJoCo 4's mj_jacDot is the exact J̇ of a point fixed on a body, so the constraint bias of a
-// connect equality (both anchors body-fixed) is exact: the tip's centripetal acceleration
-// −ω² p, to round-off, where the five-point stencil the other rows use is off by its O(h⁴) and
-// round-off error. (Contact points move on the surfaces and a weld's rotation rows carry the
-// quaternion error: there the stencil stays.)
-TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
-  ModelPtr mm = LoadModelFromString(kConnectedRod);
+// The worst relative errors of the equality's translational bias (its first three rows) against
+// the tip's centripetal acceleration −ω² p over three states: ConstraintBias's, and the five-point
+// stencil's on the same rows for contrast.
+std::pair<double, double> TipBiasErrors(const std::string& xml, int rows) {
+  ModelPtr mm = LoadModelFromString(xml);
   Model model(mm.get());
   Data data(model);
   const mjModel* m = mm.get();
@@ -339,28 +342,85 @@ TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
     x.qpos[0] = theta;
     x.qvel[0] = omega;
     const Eigen::VectorXd bias = ConstraintBias(model, data, x, {});
-    ASSERT_EQ(bias.size(), 3);
+    EXPECT_EQ(bias.size(), rows);
     // J = J_tip(rod) − J(world): J̇v is the tip's acceleration at zero angular acceleration
     const Eigen::Vector3d tip(kRodLength * std::cos(theta), kRodLength * std::sin(theta), 0);
     const Eigen::Vector3d expected = -omega * omega * tip;
-    worst_exact = std::max(worst_exact, (bias - expected).norm() / expected.norm());
-    // the stencil on the same rows, for contrast
+    worst_exact = std::max(worst_exact, (bias.head(3) - expected).norm() / expected.norm());
     const double h = model.options().jdot_step;
     auto rows_v = [&](double s) {
       Eigen::VectorXd q = x.qpos;
       mj_integratePos(m, q.data(), x.qvel.data(), s);
       EvaluatePosition(model, data.aux(), q.data());
-      RowMatrix rows;
-      EqualityRows(model, data.aux(), rows);
-      return Eigen::VectorXd(rows * x.qvel);
+      RowMatrix equality;
+      EqualityRows(model, data.aux(), equality);
+      return Eigen::VectorXd(equality.topRows(3) * x.qvel);
     };
     const Eigen::VectorXd stencil = (rows_v(-2 * h) - 8 * rows_v(-h) + 8 * rows_v(h) - rows_v(2 * h)) / (12 * h);
     worst_stencil = std::max(worst_stencil, (stencil - expected).norm() / expected.norm());
   }
-  std::printf("[ jacDot ] connect bias vs -w^2 p: mj_jacDot %.1e, five-point stencil %.1e (relative)\n",
-              worst_exact, worst_stencil);
-  EXPECT_LE(worst_exact, 1e-14);
-  EXPECT_GT(worst_stencil, worst_exact);
+  return {worst_exact, worst_stencil};
+}
+
+// MuJoCo 4's mj_jacDot is the exact J̇ of a point fixed on a body, so the constraint bias of a
+// connect equality (both anchors body-fixed) is exact: the tip's centripetal acceleration
+// −ω² p, to round-off, where the five-point stencil the other rows use is off by its O(h⁴) and
+// round-off error. (Contact points move on the surfaces and a weld's rotation rows carry the
+// quaternion error: there the stencil stays.)
+TEST_F(MujocoFacts, JacDotGivesTheConnectBiasExactly) {
+  const auto [exact, stencil] = TipBiasErrors(RodHeldBy(R"(<connect body1="rod" body2="world" anchor="0.7 0 0"/>)"), 3);
+  std::printf("[ jacDot ] connect bias vs -w^2 p: mj_jacDot %.1e, five-point stencil %.1e (relative)\n", exact, stencil);
+  EXPECT_LE(exact, 1e-14);
+  EXPECT_GT(stencil, exact);
+}
+
+// The same for a weld's translational rows (its two points are body-fixed too; its rotation rows
+// keep the stencil), with the weld's own reading of eq_data.
+TEST_F(MujocoFacts, JacDotGivesTheWeldBiasExactly) {
+  const auto [exact, stencil] =
+      TipBiasErrors(RodHeldBy(R"(<weld body1="rod" body2="world" anchor="0.3 0.1 0" relpose="0.7 0 0 1 0 0 0"/>)"), 6);
+  std::printf("[ jacDot ] weld translational bias vs -w^2 p: mj_jacDot %.1e, five-point stencil %.1e (relative)\n",
+              exact, stencil);
+  EXPECT_LE(exact, 1e-14);
+  EXPECT_GT(stencil, exact);
+}
+
+// A ball rolling on the floor (test_models.h's free ball, turning about y): the contact point is
+// no material point of the ball — it stays under the centre while the ball turns — so the normal
+// row J_n = ∂z/∂q is constant and the true J̇_n v is 0. mj_jacDot at the contact point treats it as
+// fixed on the ball and gives the material point's centripetal term R ω² instead: why the contact
+// rows keep the stencil along the motion (contact points recomputed), which gets the 0.
+TEST_F(MujocoFacts, JacDotIsNotTheBiasOfARollingContact) {
+  constexpr double kRadius = 0.1;  // kFreeBall's
+  ModelPtr ball = LoadModelFromString(kFreeBall);
+  const mjModel* m = ball.get();
+  Model model(m);
+  Data data(model);
+  State x = StateFromData(m, data.main());
+  for (const double omega : {3.0, -12.0}) {
+    // the centre at R (touching), turned by 0.7 rad about y; ω about y, v = ω R: rolling
+    x.qpos << 0.4, 0, kRadius, std::cos(0.35), 0, std::sin(0.35), 0;
+    x.qvel << omega * kRadius, 0, 0, 0, omega, 0;
+    EvaluatePosition(model, data.aux(), x.qpos.data());
+    std::vector<ContactPoint> points;
+    ListContacts(model, data.aux(), points);
+    ASSERT_EQ(points.size(), 1u);
+    const ContactPoint p = points[0];
+    ASSERT_NEAR(p.gap, 0, 1e-12);
+    // the bias the library uses: the stencil along the motion, the point recomputed
+    const double stencil = ConstraintBias(model, data, x, {p.id})(0);
+    // mj_jacDot at the contact point, as if it were fixed on the ball (the floor is the world)
+    EvaluatePosition(model, data.aux(), x.qpos.data());
+    mju_copy(data.aux()->qvel, x.qvel.data(), m->nv);
+    mj_comVel(m, data.aux());
+    RowMatrix jdot(3, m->nv);
+    mj_jacDot(m, data.aux(), jdot.data(), nullptr, p.pos.data(), m->geom_bodyid[p.id.geom2]);
+    const double material = p.frame.row(0).dot(jdot * x.qvel);
+    std::printf("[ jacDot ] rolling ball, omega %g: true J_n-dot v 0, stencil %.1e, mj_jacDot %.6g (R w^2 %.6g)\n",
+                omega, stencil, material, kRadius * omega * omega);
+    EXPECT_LE(std::abs(stencil), 1e-8);
+    EXPECT_NEAR(material, kRadius * omega * omega, 1e-9 * omega * omega);
+  }
 }
 
 }  // namespace

@@ -133,8 +133,7 @@ void ContactTracker::MeasureRestitution(const Model& model, Data& data, const mj
     if (best < 0 || points[best].gap > 0) {
       if (best >= 0) {
         RowMatrix rows(ContactRowCount(points[best]), model.nv());
-        PointJacobians jacobians;
-        ContactRows(model, d, points[best], rows, jacobians);
+        ContactRows(model, d, points[best], rows, data.work());
         vn_plus = rows.row(0).dot(x.qvel);
       }
       done = true;

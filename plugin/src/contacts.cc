@@ -189,9 +189,9 @@ int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points) {
 }
 
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
-                 PointJacobians& scratch) {
-  RowMatrix& jac1 = scratch.jac1;
-  RowMatrix& jac2 = scratch.jac2;
+                 Workspace& work) {
+  RowMatrix& jac1 = work.jac1;
+  RowMatrix& jac2 = work.jac2;
   const mjModel* m = model.mj();
   const int nv = m->nv;
   const int nrow = ContactRowCount(point);

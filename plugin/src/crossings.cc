@@ -62,7 +62,7 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   // the bias J̇v by a difference of the rows over the last step (the exact guard is recomputed
   // when a sign change is localised)
   Scratch& w = scratch_;
-  ModeConstraints(model_, d, mode.contacts, g.points, w.set, w.rows);
+  ModeConstraints(model_, d, mode.contacts, g.points, w.set, data_.work());
   std::swap(g.J, w.set.J);  // g keeps the rows for the next step's difference
   const int rows = static_cast<int>(g.J.rows());
   // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
@@ -163,7 +163,7 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     if (slope_velocity) {
       const ContactPoint& p = guard_points_[i];
       guard_rows_.resize(3, model_.mj()->nv);
-      ContactRows(model_, data_.aux(), p, guard_rows_.topRows(ContactRowCount(p)), guard_jacobians_);
+      ContactRows(model_, data_.aux(), p, guard_rows_.topRows(ContactRowCount(p)), data_.work());
       slope = guard_rows_.row(0).dot(*slope_velocity);
     }
     return guard_points_[i].gap;

@@ -73,7 +73,6 @@ class CrossingFinder {
   // scratch of the per-step rigid-force evaluation
   struct Scratch {
     ConstraintSet set;
-    ConstraintScratch rows;
     RowMatrix JMinv;
     Eigen::VectorXd sqrt_inv_d;  // D^{−1/2} of MuJoCo's factor
     Eigen::MatrixXd A;
@@ -90,7 +89,6 @@ class CrossingFinder {
   std::vector<ContactPoint> guard_points_;  // the localisation's guard evaluations
   std::vector<ContactId> guard_ids_;
   RowMatrix guard_rows_;  // the guard's slope row
-  PointJacobians guard_jacobians_;
   std::vector<int> guard_match_;
 };
 

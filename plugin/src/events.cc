@@ -69,7 +69,7 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   ev.contact = trigger.id;
   ev.point = trigger.pos;
   ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
-  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger);
+  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger, data.work());
   std::vector<ContactId> candidates = s.mode.contacts;
   candidates.push_back(trigger.id);
   std::vector<bool> used(points.size(), false);
@@ -176,7 +176,7 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   MatchContacts(mode.contacts, points, match);
   const int i = match[k];
   if (i < 0) throw NumericalError("released contact has no point");
-  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i]);
+  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i], data.work());
   ev.point = points[i].pos;
   ev.mode_after = mode;
   ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);

@@ -29,11 +29,10 @@ Eigen::MatrixXd ConstraintBasis(const Model& model, Data& data, const State& x, 
   // the mode's rows at configuration q (the whole position stage, every contact point)
   std::vector<ContactPoint> points;
   ConstraintSet set;
-  ConstraintScratch scratch;
   auto rows_at = [&](const Eigen::VectorXd& q) {
     EvaluatePosition(model, data.aux(), q.data());
     ListContacts(model, data.aux(), points);
-    ModeConstraints(model, data.aux(), mode.contacts, points, set, scratch);
+    ModeConstraints(model, data.aux(), mode.contacts, points, set, data.work());
     return set.J;
   };
   const RowMatrix J = rows_at(x.qpos);

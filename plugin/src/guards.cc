@@ -7,10 +7,9 @@
 namespace saltation {
 
 Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
-                                       const ContactPoint& point) {
+                                       const ContactPoint& point, Workspace& work) {
   RowMatrix rows(ContactRowCount(point), model.nv());
-  PointJacobians scratch;
-  ContactRows(model, d, point, rows, scratch);
+  ContactRows(model, d, point, rows, work);
   Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
   grad.head(model.nv()) = rows.row(0).transpose();
   return grad;

@@ -97,11 +97,10 @@ void Hook::Reset(const mjData* d) {
   std::vector<ContactPoint> points;
   ListContacts(*model_, data_->main(), points);
   RowMatrix rows;
-  PointJacobians jacobians;
   for (const ContactPoint& p : points) {
     if (p.gap > model_->options().contact_tol) continue;  // resting contacts in MuJoCo penetrate
     rows.resize(ContactRowCount(p), m->nv);
-    ContactRows(*model_, data_->main(), p, rows, jacobians);
+    ContactRows(*model_, data_->main(), p, rows, data_->work());
     if (std::abs(rows.row(0).dot(x.qvel)) <= std::max(model_->options().min_bounce_speed, 1e-3)) {
       mode_.contacts.push_back(p.id);
     }

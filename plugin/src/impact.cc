@@ -109,8 +109,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   std::vector<ContactPoint> points;  // the candidates' pairs only, with M and its factor
   EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points);
   ConstraintSet all;
-  ConstraintScratch scratch;
-  ModeConstraints(model, d, cand, points, all, scratch);
+  ModeConstraints(model, d, cand, points, all, data.work());
   const int ncand = static_cast<int>(cand.size());
   const Eigen::VectorXd& v = x_minus.qvel;
 
@@ -148,7 +147,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
       if (!cand[worst].frictionless && ContactRowCount(all.points[worst]) > 1) {
         // sticking would pull: let it slip (frictionless) before releasing it
         cand[worst].frictionless = true;
-        ModeConstraints(model, d, cand, points, all, scratch);
+        ModeConstraints(model, d, cand, points, all, data.work());
       } else {
         in_set[worst] = false;
       }
@@ -230,8 +229,7 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
   ConstraintSet all;
-  ConstraintScratch scratch;
-  ModeConstraints(model, d, impulse_set, points, all, scratch);
+  ModeConstraints(model, d, impulse_set, points, all, data.work());
   const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
   return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank, method);
@@ -265,8 +263,7 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points);
   ConstraintSet all;
-  ConstraintScratch scratch;
-  ModeConstraints(model, d, impulse_set, points, all, scratch);
+  ModeConstraints(model, d, impulse_set, points, all, data.work());
   const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
   out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
@@ -334,8 +331,7 @@ Eigen::MatrixXd PlasticProjection(const Model& model, Data& data, const Eigen::V
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, qpos.data(), contacts, points);
   ConstraintSet set;
-  ConstraintScratch scratch;
-  ModeConstraints(model, d, contacts, points, set, scratch);
+  ModeConstraints(model, d, contacts, points, set, data.work());
   const RowMatrix J = set.J.topRows(set.ncontact_rows);
   Eigen::MatrixXd P = Eigen::MatrixXd::Identity(nv, nv);
   if (J.rows() == 0) return P;

@@ -9,10 +9,10 @@
 namespace saltation {
 
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
-                     const std::vector<ContactPoint>& points, ConstraintSet& set, ConstraintScratch& scratch) {
+                     const std::vector<ContactPoint>& points, ConstraintSet& set, Workspace& work) {
   const int nv = model.nv();
-  MatchContacts(contacts, points, scratch.match);
-  const std::vector<int>& match = scratch.match;
+  MatchContacts(contacts, points, work.match);
+  const std::vector<int>& match = work.match;
   set.points.clear();
   set.normal_row.clear();
   int nrow = 0;
@@ -27,74 +27,84 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
     nrow += ContactRowCount(set.points.back());
   }
   set.ncontact_rows = nrow;
-  EqualityRows(model, d, scratch.equality);
-  set.J.resize(nrow + scratch.equality.rows(), nv);
+  EqualityRows(model, d, work.equality);
+  set.J.resize(nrow + work.equality.rows(), nv);
   for (size_t k = 0; k < contacts.size(); k++) {
     ContactRows(model, d, set.points[k], set.J.middleRows(set.normal_row[k], ContactRowCount(set.points[k])),
-                scratch.jacobians);
+                work);
   }
-  set.J.bottomRows(scratch.equality.rows()) = scratch.equality;
+  set.J.bottomRows(work.equality.rows()) = work.equality;
 }
 
 namespace {
 
-// The mode's rows at configuration qpos (geometry only), on d: kinematics and the mode's own
-// geom pairs when there are no equality rows, the whole position stage otherwise.
-RowMatrix RowsAt(const Model& model, mjData* d, const Eigen::VectorXd& qpos,
+// The mode's rows at configuration qpos (geometry only), on data.aux(): kinematics and the mode's
+// own geom pairs when there are no equality rows, the whole position stage otherwise.
+RowMatrix RowsAt(const Model& model, Data& data, const Eigen::VectorXd& qpos,
                  const std::vector<ContactId>& contacts) {
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(model, d, qpos.data(), contacts, points, false);
+  EvaluatePositionForPairs(model, data.aux(), qpos.data(), contacts, points, false);
   ConstraintSet set;
-  ConstraintScratch scratch;
-  ModeConstraints(model, d, contacts, points, set, scratch);
+  ModeConstraints(model, data.aux(), contacts, points, set, data.work());
   return std::move(set.J);
 }
 
-bool HasConnect(const mjModel* m) {
+// Connect equalities (3 rows) and welds (6 rows: 3 translational, 3 rotational) tie two points
+// fixed on their bodies; their translational rows are J(p₁) − J(p₂).
+bool IsAnchored(const mjModel* m, int eq) { return m->eq_type[eq] == mjEQ_CONNECT || m->eq_type[eq] == mjEQ_WELD; }
+
+bool HasAnchoredEquality(const mjModel* m) {
   for (int i = 0; i < m->neq; i++) {
-    if (m->eq_type[i] == mjEQ_CONNECT) return true;
+    if (IsAnchored(m, i)) return true;
   }
   return false;
 }
 
-// The world anchor of side `side` (0, 1) of a connect equality and its body (mj_instantiateEquality's
-// points: a site, or the body frame's point at eq_data[3·side])
-int ConnectAnchor(const mjModel* m, const mjData* d, int eq, int side, mjtNum pos[3]) {
+// The world anchor of side `side` (0, 1) of a connect or weld equality and its body
+// (mj_instantiateEquality's points: a site, or the body frame's point at eq_data[3·side] for a
+// connect, eq_data[3·(1 − side)] for a weld — held by MujocoFacts.JacDotGivesTheWeldBiasExactly)
+int EqualityAnchor(const mjModel* m, const mjData* d, int eq, int side, mjtNum pos[3]) {
   const int obj = side == 0 ? m->eq_obj1id[eq] : m->eq_obj2id[eq];
   if (m->eq_objtype[eq] == mjOBJ_SITE) {
     mju_copy3(pos, d->site_xpos + 3 * obj);
     return m->site_bodyid[obj];
   }
-  mj_local2Global(const_cast<mjData*>(d), pos, nullptr, m->eq_data + mjNEQDATA * eq + 3 * side, nullptr, obj, 0);
+  const int local = m->eq_type[eq] == mjEQ_WELD ? 1 - side : side;
+  mj_local2Global(const_cast<mjData*>(d), pos, nullptr, m->eq_data + mjNEQDATA * eq + 3 * local, nullptr, obj, 0);
   return obj;
 }
 
-// J̇v of the connect equalities' rows, exactly: both anchors are points fixed on their bodies, so
-// MuJoCo's mj_jacDot is the derivative of their Jacobians (not so for contact points, which move
-// on the surfaces, nor for a weld's rotation rows, whose Jacobian carries the quaternion error).
-// Overwrites those rows of `bias` (equality rows last, in efc order); d at x's position stage.
-void ExactConnectBias(const mjModel* m, mjData* d, const State& x, Eigen::VectorXd& bias) {
+// J̇v of the translational rows of connect and weld equalities, exactly: both anchors are points
+// fixed on their bodies, so MuJoCo's mj_jacDot is the derivative of their Jacobians (not so for
+// contact points, which move on the surfaces, nor for a weld's rotation rows, whose Jacobian
+// carries the quaternion error, nor for joint and tendon equalities: they keep the stencil).
+// Overwrites those rows of `bias` (equality rows last, in efc order); d at x's position stage;
+// the two J̇ in work.jac1, work.jac2.
+void ExactAnchorBias(const mjModel* m, mjData* d, const State& x, Eigen::VectorXd& bias, Workspace& work) {
   const int ne = d->ne;
   const int first = static_cast<int>(bias.size()) - ne;
   bool any = false;
-  for (int r = 0; r < ne; r++) any = any || m->eq_type[d->efc_id[r]] == mjEQ_CONNECT;
+  for (int r = 0; r < ne; r++) any = any || IsAnchored(m, d->efc_id[r]);
   if (!any || first < 0) return;
   mju_copy(d->qvel, x.qvel.data(), m->nv);
   mj_comVel(m, d);  // cdof_dot, which mj_jacDot reads
-  RowMatrix jdot1(3, m->nv), jdot2(3, m->nv);
+  RowMatrix& jdot1 = work.jac1;
+  RowMatrix& jdot2 = work.jac2;
+  jdot1.resize(3, m->nv);
+  jdot2.resize(3, m->nv);
   for (int r = 0; r < ne;) {
     const int eq = d->efc_id[r];
-    if (m->eq_type[eq] != mjEQ_CONNECT) {
+    if (!IsAnchored(m, eq)) {
       r++;
       continue;
     }
     mjtNum p1[3], p2[3];
-    const int b1 = ConnectAnchor(m, d, eq, 0, p1);
-    const int b2 = ConnectAnchor(m, d, eq, 1, p2);
+    const int b1 = EqualityAnchor(m, d, eq, 0, p1);
+    const int b2 = EqualityAnchor(m, d, eq, 1, p2);
     mj_jacDot(m, d, jdot1.data(), nullptr, p1, b1);
     mj_jacDot(m, d, jdot2.data(), nullptr, p2, b2);
     bias.segment(first + r, 3) = (jdot1 - jdot2) * x.qvel;
-    r += 3;
+    r += m->eq_type[eq] == mjEQ_WELD ? 6 : 3;
   }
 }
 
@@ -108,14 +118,14 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
   auto f = [&](double s) {
     Eigen::VectorXd q = x.qpos;
     mj_integratePos(m, q.data(), x.qvel.data(), s);
-    return Eigen::VectorXd(RowsAt(model, data.aux(), q, contacts) * x.qvel);
+    return Eigen::VectorXd(RowsAt(model, data, q, contacts) * x.qvel);
   };
-  if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data.aux(), x.qpos, contacts).rows());
+  if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data, x.qpos, contacts).rows());
   // five-point stencil, error O(h⁴), for the rows whose J̇ MuJoCo does not give
   Eigen::VectorXd bias = (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
-  if (HasConnect(m)) {
+  if (HasAnchoredEquality(m)) {
     EvaluatePosition(model, data.aux(), x.qpos.data());
-    ExactConnectBias(m, data.aux(), x, bias);
+    ExactAnchorBias(m, data.aux(), x, bias, data.work());
   }
   return bias;
 }
@@ -140,8 +150,7 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   ModeDynamics out;
   out.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
   out.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);
-  ConstraintScratch scratch;
-  ModeConstraints(model, d, mode.contacts, points, out.constraints, scratch);
+  ModeConstraints(model, d, mode.contacts, points, out.constraints, data.work());
   const RowMatrix& J = out.constraints.J;
   const int nrow = J.rows();
   out.qacc = out.qacc_smooth;
@@ -196,8 +205,7 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   mj_transmission(m, d);
   {
     ConstraintSet set;
-    ConstraintScratch scratch;
-    ModeConstraints(model, d, mode.contacts, points, set, scratch);
+    ModeConstraints(model, d, mode.contacts, points, set, data.work());
     e.J = std::move(set.J);
   }
   SmoothStages(m, d);
@@ -213,7 +221,7 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
     Eigen::VectorXd qp = x.qpos, qm = x.qpos;
     mj_integratePos(m, qp.data(), x.qvel.data(), h);
     mj_integratePos(m, qm.data(), x.qvel.data(), -h);
-    e.Jdot = (RowsAt(model, data.aux(), qp, mode.contacts) - RowsAt(model, data.aux(), qm, mode.contacts)) / (2 * h);
+    e.Jdot = (RowsAt(model, data, qp, mode.contacts) - RowsAt(model, data, qm, mode.contacts)) / (2 * h);
   } else {
     e.Jdot = RowMatrix::Zero(nrow, nv);
   }

@@ -33,12 +33,11 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
     if (i >= 0) used[i] = true;
   }
   RowMatrix rows;
-  PointJacobians jacobians;
   for (size_t i = 0; i < points.size(); i++) {
     if (used[i]) continue;
     snap.inactive.push_back(points[i]);
     rows.resize(ContactRowCount(points[i]), model.nv());
-    ContactRows(model, data.main(), points[i], rows, jacobians);
+    ContactRows(model, data.main(), points[i], rows, data.work());
     snap.inactive_rate.push_back(rows.row(0).dot(x.qvel));
   }
   return snap;
@@ -66,8 +65,7 @@ double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& 
 double NormalVelocity(const Model& model, Data& data, const State& x, const ContactPoint& p) {
   EvaluatePosition(model, data.aux(), x.qpos.data());
   RowMatrix rows(ContactRowCount(p), model.nv());
-  PointJacobians jacobians;
-  ContactRows(model, data.aux(), p, rows, jacobians);
+  ContactRows(model, data.aux(), p, rows, data.work());
   return rows.row(0).dot(x.qvel);
 }
 
@@ -105,7 +103,6 @@ HybridState RigidSimulator::Initialize(const State& x) {
   ListContacts(model_, data_.main(), points);
   const double vtol = opt.velocity_tol * std::max(1.0, s.x.qvel.norm());
   RowMatrix rows;
-  PointJacobians jacobians;
   for (const ContactPoint& p : points) {
     if (p.gap < -opt.contact_tol) {
       throw NumericalError("initial state penetrates contact " + ContactLabel(model_, p.id) +
@@ -114,7 +111,7 @@ HybridState RigidSimulator::Initialize(const State& x) {
     }
     if (p.gap > opt.contact_tol) continue;
     rows.resize(ContactRowCount(p), model_.nv());
-    ContactRows(model_, data_.main(), p, rows, jacobians);
+    ContactRows(model_, data_.main(), p, rows, data_.work());
     if (std::abs(rows.row(0).dot(s.x.qvel)) > vtol) continue;
     ContactId id = p.id;
     // a touching contact that slides cannot start sticking: it slips (frictionless)

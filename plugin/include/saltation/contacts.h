@@ -18,8 +18,6 @@
 
 namespace saltation {
 
-using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
 struct ContactId {
   int geom1 = -1;
   int geom2 = -1;
@@ -85,18 +83,14 @@ void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactP
 // The index of the point matching one id (nearest anchor within the same pair), or −1.
 int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points);
 
-// Scratch of ContactRows: the two point Jacobians (3 × nv each), sized on first use.
-struct PointJacobians {
-  RowMatrix jac1, jac2;
-};
-
 // (d's kinematics, point) => rows: the rigid constraint rows of a point, frame ·
 // (J_point(body2, pos) − J_point(body1, pos)), which equal MuJoCo's efc_J rows of the same
 // contact; the normal row is the gradient of the signed distance with respect to the tangent
 // configuration. `rows` is sized ContactRowCount(point) × nv already (a RowMatrix of its own, or a
-// block of a larger one); allocates nothing once `scratch` is sized.
+// block of a larger one); the two point Jacobians go to work.jac1, work.jac2 (Data::work()):
+// allocates nothing once they are sized.
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
-                 PointJacobians& scratch);
+                 Workspace& work);
 
 // (d after EvaluatePosition) => rows: MuJoCo's equality constraint rows in d (always active in
 // every mode), dense (neq_rows × nv), `rows`' storage reused.

@@ -19,9 +19,9 @@ namespace saltation {
 
 // ∇g of a touchdown guard: the normal row of the point (exact: the gradient of the signed
 // distance), zero in the velocity and activation blocks. d must be evaluated at the point's
-// configuration.
+// configuration; the point Jacobians pass through work (Data::work()).
 Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
-                                       const ContactPoint& point);
+                                       const ContactPoint& point, Workspace& work);
 
 // g = λ_n of contact k of the mode at x.
 double LiftoffGuard(const Model& model, Data& data, const State& x, const Mode& mode, int k);

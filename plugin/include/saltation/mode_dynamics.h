@@ -40,22 +40,16 @@ struct ConstraintSet {
   int ncontact_rows = 0;
 };
 
-// Reused storage of ModeConstraints.
-struct ConstraintScratch {
-  PointJacobians jacobians;
-  RowMatrix equality;
-  std::vector<int> match;
-};
-
 // (d after EvaluatePosition or EvaluatePositionForPairs, the mode's contacts, the points at d's
 // configuration) => set: the rows of the mode, contact rows in mode order then equality rows,
-// each contact on its matched point (MatchContacts, into scratch.match). NumericalError when an
-// active contact has no point within the detection margin. Allocates nothing once the sizes have
-// been seen (the engine hook's per-step path).
+// each contact on its matched point (MatchContacts, into work.match; the equality rows pass
+// through work.equality, the point Jacobians through work.jac1, work.jac2). NumericalError when
+// an active contact has no point within the detection margin. Allocates nothing once the sizes
+// have been seen (the engine hook's per-step path).
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
-                     const std::vector<ContactPoint>& points, ConstraintSet& set, ConstraintScratch& scratch);
+                     const std::vector<ContactPoint>& points, ConstraintSet& set, Workspace& work);
 
-// J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux().
+// J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux() and data.work().
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
                                const std::vector<ContactId>& contacts);
 

@@ -4,13 +4,15 @@
 // per-geom restitution (run-time values live in a RestitutionTable, restitution.h) and a private
 // copy of the mjModel whose margins and gaps are both enlarged by the detection margin. Enlarging margin and gap together keeps includemargin = margin − gap, so the
 // rigid surface (guard zero) is where MuJoCo puts it, while contacts up to the detection margin
-// away are reported with their signed distance. Data holds the mjData workspaces used to evaluate
-// the model; make one per thread.
+// away are reported with their signed distance. Data holds every workspace used to evaluate the
+// model: two mjData and the reused storage of the contact and constraint rows (Workspace); make
+// one per thread.
 #ifndef SALTATION_MODEL_H_
 #define SALTATION_MODEL_H_
 
 #include <mujoco/mujoco.h>
 
+#include <Eigen/Dense>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +48,8 @@ struct DataDeleter {
 using ModelPtr = std::unique_ptr<mjModel, ModelDeleter>;
 using DataPtr = std::unique_ptr<mjData, DataDeleter>;
 
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 class Model {
  public:
   // Reads the <custom> configuration (ConfigError on bad values) and makes the private copy.
@@ -75,15 +79,26 @@ class Model {
   std::vector<double> restitution_;
 };
 
-// Per-thread workspaces for a Model.
+// Storage the row builders reuse, sized on first use and kept: a function that takes it uses it
+// only inside the call (nothing in it survives a call), so one per thread serves every caller.
+struct Workspace {
+  RowMatrix jac1, jac2;    // ContactRows' point Jacobians, the connect bias's J̇ (3 × nv each)
+  RowMatrix equality;      // ModeConstraints: MuJoCo's equality rows (neq_rows × nv)
+  std::vector<int> match;  // ModeConstraints: each contact's point
+};
+
+// Per-thread workspaces for a Model: main() and aux() mjData (an evaluation at x on main(), its
+// probes at nearby configurations on aux()) and the rows' Workspace.
 class Data {
  public:
   explicit Data(const Model& model);
   mjData* main() { return main_.get(); }
   mjData* aux() { return aux_.get(); }
+  Workspace& work() { return work_; }
 
  private:
   DataPtr main_, aux_;
+  Workspace work_;
 };
 
 }  // namespace saltation
