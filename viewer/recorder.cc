@@ -10,32 +10,41 @@ std::string Recorder::Open(const std::string& base) {
   Close();
   jsonl_path_ = base + ".jsonl";
   csv_path_ = base + ".csv";
-  jsonl_ = std::fopen(jsonl_path_.c_str(), "w");
-  if (!jsonl_) return "cannot write '" + jsonl_path_ + "'";
-  csv_ = std::fopen(csv_path_.c_str(), "w");
-  if (!csv_) {
-    Close();
-    return "cannot write '" + csv_path_ + "'";
-  }
-  std::fprintf(csv_, "%s\n", saltation::HookEventCsvHeader().c_str());
-  std::fflush(csv_);
+  error_.clear();
   count_ = 0;
-  return "";
+  try {
+    jsonl_.Open(jsonl_path_);
+    csv_.Open(csv_path_);
+    csv_.WriteLine(saltation::HookEventCsvHeader());
+  } catch (const saltation::OutputError& e) {
+    Close();
+    error_ = e.what();
+  }
+  return error_;
 }
 
 void Recorder::Close() {
-  if (jsonl_) std::fclose(jsonl_);
-  if (csv_) std::fclose(csv_);
-  jsonl_ = csv_ = nullptr;
+  for (saltation::OutputFile* f : {&jsonl_, &csv_}) {
+    try {
+      f->Close();
+    } catch (const saltation::OutputError& e) {
+      if (error_.empty()) error_ = e.what();
+    }
+  }
 }
 
-void Recorder::Write(const saltation::Model& model, const saltation::HookEvent& ev) {
-  if (!active()) return;
-  std::fprintf(jsonl_, "%s\n", saltation::HookEventToJson(model, ev).c_str());
-  std::fflush(jsonl_);
-  std::fprintf(csv_, "%s\n", saltation::HookEventToCsv(model, ev).c_str());
-  std::fflush(csv_);
-  count_++;
+std::string Recorder::Write(const saltation::Model& model, const saltation::HookEvent& ev) {
+  if (!active()) return "";
+  try {
+    jsonl_.WriteLine(saltation::HookEventToJson(model, ev));
+    csv_.WriteLine(saltation::HookEventToCsv(model, ev));
+    count_++;
+  } catch (const saltation::OutputError& e) {
+    error_ = e.what();
+    Close();
+    return error_;
+  }
+  return "";
 }
 
 std::string DefaultRecordBase() {

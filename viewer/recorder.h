@@ -1,14 +1,15 @@
 // Record-to-file: every hook event as one JSON Lines object and one CSV summary row, in the
 // library's schema (saltation::HookEventToJson, built on EventToJson for events with Ξ, and
-// HookEventToCsv). Each line is flushed as it is written, so a crash loses nothing already seen.
+// HookEventToCsv). Both files are saltation::OutputFile: each line is on disk when Write returns
+// (a crash loses nothing already seen) and a failed write (disk full) leaves whole lines only.
 #ifndef SALTATION_VIEWER_RECORDER_H_
 #define SALTATION_VIEWER_RECORDER_H_
 
-#include <cstdio>
 #include <string>
 
 #include "saltation/hook.h"
 #include "saltation/model.h"
+#include "saltation/output_file.h"
 
 namespace saltation_viewer {
 
@@ -16,20 +17,24 @@ class Recorder {
  public:
   ~Recorder() { Close(); }
 
-  // Opens base + ".jsonl" and base + ".csv" (truncating); returns an error message or "".
+  // Opens base + ".jsonl" and base + ".csv" (truncating); returns an error message with the OS
+  // reason, or "".
   std::string Open(const std::string& base);
   void Close();
-  bool active() const { return jsonl_ != nullptr; }
+  bool active() const { return jsonl_.is_open(); }
   const std::string& jsonl_path() const { return jsonl_path_; }
   const std::string& csv_path() const { return csv_path_; }
   int count() const { return count_; }
 
-  void Write(const saltation::Model& model, const saltation::HookEvent& ev);
+  // Writes the event to both files; on a failed write the recording stops (active() false) and
+  // the message ("could not write 'PATH': No space left on device") is returned and kept in
+  // error() until the next Open. "" when written (or not recording).
+  std::string Write(const saltation::Model& model, const saltation::HookEvent& ev);
+  const std::string& error() const { return error_; }
 
  private:
-  std::FILE* jsonl_ = nullptr;
-  std::FILE* csv_ = nullptr;
-  std::string jsonl_path_, csv_path_;
+  saltation::OutputFile jsonl_, csv_;
+  std::string jsonl_path_, csv_path_, error_;
   int count_ = 0;
 };
 
