@@ -164,9 +164,82 @@ TEST(Cli, UnstableSimulationNamesItsTimeAndKeepsTheCsv) {
   EXPECT_THAT(r.output, HasSubstr("MuJoCo's simulation became unstable at t = 0.010000 s (bad acceleration): "
                                   "MuJoCo reset the state"));
   std::ifstream in(csv);
-  std::string header;
+  std::string header, line, last;
   ASSERT_TRUE(std::getline(in, header)) << "no CSV written on the failure";
   EXPECT_THAT(header, HasSubstr("time,kind,geom1,geom2"));
+  while (std::getline(in, line)) last = line;
+  EXPECT_THAT(last, ::testing::StartsWith("0.01")) << "the failure is the CSV's last row";
+  EXPECT_THAT(last, HasSubstr(",failure,")) << "the failure is the CSV's last row";
+}
+
+// The time of each JSON Lines record (its "time" field) and its kind
+std::vector<std::pair<double, std::string>> TimesAndKinds(const std::string& path) {
+  std::vector<std::pair<double, std::string>> records;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    EXPECT_TRUE(WholeJsonObject(line)) << line.substr(0, 120);
+    const size_t t = line.find("\"time\":"), k = line.find("\"kind\":\"");
+    if (line.find("\"kind\":\"header\"") != std::string::npos) continue;  // the log's description
+    if (t == std::string::npos || k == std::string::npos) {
+      ADD_FAILURE() << "a record without time or kind: " << line.substr(0, 120);
+      continue;
+    }
+    const size_t kind_start = k + 8;
+    records.emplace_back(std::strtod(line.c_str() + t + 7, nullptr),
+                         line.substr(kind_start, line.find('"', kind_start) - kind_start));
+  }
+  return records;
+}
+
+// MuJoCo's reset on a bad velocity in the middle of a run (issue 17): a ball lands while a slider
+// that touches nothing is pushed at 9e9 m/s² past MuJoCo's velocity limit (1e10 m/s) at t ≈ 1.11 s
+// (its position, 5.6e9 m, is still below the limit). The run ends with exit 1 naming the cause and
+// the time; the ball's records before it are in the JSON Lines and the CSV, the failure is the last
+// record of both, and no record is later than it. (The slider's speed also makes the ball's
+// dimensionless transversality tiny: its touchdown is flagged as a graze.)
+TEST(Cli, ResetOnABadVelocityIsTheLastRecord) {
+  const std::string model = WriteFile("runaway.xml", R"(
+<mujoco>
+  <option timestep="0.002" gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.3"><freejoint/><geom name="ball" size="0.05"/></body>
+    <body name="slider" pos="0 2 1">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <geom size="0.05" mass="1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="x" gear="9e9"/></actuator>
+  <keyframe><key name="push" qpos="0 0 0.3 1 0 0 0 0" ctrl="1"/></keyframe>
+</mujoco>)");
+  const std::string out = TempPath("runaway.jsonl"), csv = TempPath("runaway.csv");
+  const Result r = RunCli("record " + model + " --duration 5 --quiet --out " + out + " --csv " + csv);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("MuJoCo's simulation became unstable at t = 1.1"));
+  EXPECT_THAT(r.output, HasSubstr("(bad velocity): MuJoCo reset the state"));
+  const auto records = TimesAndKinds(out);
+  ASSERT_GE(records.size(), 2u) << r.output;
+  const auto& [failure_time, failure_kind] = records.back();
+  EXPECT_EQ(failure_kind, "failure");
+  EXPECT_GT(failure_time, 1.05);
+  EXPECT_LT(failure_time, 1.2);
+  int contacts = 0;
+  for (size_t k = 0; k + 1 < records.size(); k++) {
+    EXPECT_NE(records[k].second, "failure");
+    EXPECT_LE(records[k].first, failure_time) << "a " << records[k].second << " record after the failure";
+    contacts += records[k].second == "touchdown" || records[k].second == "graze";
+  }
+  EXPECT_GE(contacts, 1) << "the ball's landing before the failure is missing";
+  std::printf("[ failure ] %zu records, the failure at t = %.4f s\n", records.size(), failure_time);
+  std::ifstream in(csv);
+  std::string line, last;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    last = line;
+    rows++;
+  }
+  EXPECT_EQ(rows, static_cast<int>(records.size()) + 1) << "the CSV has a row per record and a header";
+  EXPECT_THAT(last, HasSubstr(",failure,"));
 }
 
 TEST(Cli, FailedRunLeavesNoOutputFile) {
@@ -181,7 +254,7 @@ TEST(Cli, FailedRunLeavesNoOutputFile) {
 TEST(Cli, HelpExitsZero) {
   const Result r = RunCli("--help");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.output, HasSubstr("usage: saltation record"));
+  EXPECT_THAT(r.output, HasSubstr("usage: saltation COMMAND"));
 }
 
 }  // namespace
@@ -257,11 +330,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "propagation must be events, rigid, compliant or both, not 'sideways'"},
         BadInput{"PhiWithoutPropagation", "record --phi-out x.json", 2, "--phi-out needs --propagate"},
         BadInput{"BadRestitution", "record --restitution bouncy", 2, "--restitution needs a finite number"},
-        BadInput{"AutoForRigid", "rigid --restitution auto", 1, "--restitution auto needs MuJoCo's contacts"},
+        BadInput{"AutoForRigid", "rigid --restitution auto", 2, "--restitution auto needs MuJoCo's contacts"},
         BadInput{"MissingModel", "record /no/such/model.xml", 1, "cannot read model file"},
         BadInput{"NegativeNearMiss", "record --near-miss -1", 2, "--near-miss must be non-negative"},
         BadInput{"UnwritableOutput", "record --duration 0.1 --out /no/such/dir/x.jsonl", 1,
-                 "could not write '/no/such/dir/x.jsonl'"},
+                 "cannot write '/no/such/dir/x.jsonl': No such file or directory"},
         // a timestep that cannot end the run (these hung before)
         BadInput{"ZeroTimestep", "record " + WriteFile("dt0.xml", TimestepModel("0")), 1,
                  "the model's timestep must be positive and finite, not 0.000000 s"},

@@ -121,7 +121,7 @@ double Entry(const Row& r, const std::string& which, int i, int j) {
 std::vector<Row> Sweep(const std::string& model, std::string* output = nullptr) {
   const std::string out = TempPath(model + ".json");
   std::remove(out.c_str());
-  const Result r = RunCli("compare models/" + model + ".xml --keyframe start --out " + out);
+  const Result r = RunCli("compare models/" + model + ".xml --keyframe start --progress --out " + out);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::printf("%s", r.output.c_str());
   for (const char* text : {"compare: [1/4] tau = 0.02 s", "compare: [4/4] tau = 0.002 s", "rel diff", "off-onset",
@@ -370,7 +370,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"MissingValue", "models/vertical_ball.xml --taus", 2, "needs a value"},
         BadInput{"NoModelFile", "models/no_such_model.xml", 1, "cannot read model file"},
         BadInput{"NoKeyframe", "models/vertical_ball.xml --keyframe nope", 1, "no keyframe 'nope'"},
-        BadInput{"NothingTouches", "models/two_blocks.xml --search 0.5", 1, "no touchdown within 0.5 s"},
+        BadInput{"NothingTouches", "models/two_blocks.xml --keyframe none --search 0.5", 1, "no touchdown within 0.5 s"},
         BadInput{"NoEventInWindow", "models/vertical_ball.xml --keyframe start --window 0.1,0.2", 1,
                  "no touchdown in the window [0.1, 0.2] s"},
         BadInput{"EmptyModelFile", "/dev/null", 1, "could not load"}),

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 namespace saltation::cli {
 
@@ -18,33 +18,92 @@ double ParseNumber(const std::string& option, const std::string& text) {
   return x;
 }
 
+bool ArgumentCursor::Next() {
+  if (next_ >= args_.size()) return false;
+  arg_ = args_[next_++];
+  has_inline_ = false;
+  inline_value_.clear();
+  const size_t eq = arg_.find('=');
+  if (arg_.rfind("--", 0) == 0 && eq != std::string::npos) {
+    inline_value_ = arg_.substr(eq + 1);
+    arg_.resize(eq);
+    has_inline_ = true;
+  }
+  return true;
+}
+
 std::string ArgumentCursor::Value() {
+  if (has_inline_) {
+    has_inline_ = false;
+    return inline_value_;
+  }
   if (next_ >= args_.size()) throw UsageError("option " + arg() + " needs a value");
   return args_[next_++];
 }
 
-void TakeModelArgument(const std::string& arg, std::string& model_path, const char* usage) {
-  if (arg.size() > 1 && arg[0] == '-') throw UsageError("unknown option '" + arg + "'\n\n" + usage);
-  if (!model_path.empty()) throw UsageError("too many arguments: '" + arg + "'");
-  model_path = arg;
+void ArgumentCursor::Flag() const {
+  if (has_inline_) throw UsageError("option " + arg() + " takes no value, got '" + arg() + "=" + inline_value_ + "'");
 }
 
-// writes `text` to path through a temporary file and a rename, so the file is never half-written
-void WriteWhole(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw ConfigError("could not write '" + path + "'");
+void TakeModelArgument(const ArgumentCursor& cursor, std::string& model_path) {
+  if (cursor.IsOption()) throw UsageError("unknown option '" + cursor.arg() + "'");
+  if (!model_path.empty()) throw UsageError("too many arguments: '" + cursor.arg() + "' (the model is '" + model_path + "')");
+  model_path = cursor.arg();
+}
+
+namespace {
+
+std::string KeyName(const mjModel* m, int id) {
+  const char* name = mj_id2name(m, mjOBJ_KEY, id);
+  return name && *name ? std::string("'") + name + "'" : std::to_string(id);
+}
+
+}  // namespace
+
+Start ResolveStart(const mjModel* m, const std::string& requested) {
+  if (requested == "none") return {"", "qpos0 (--keyframe none)"};
+  if (!requested.empty()) {
+    const int id = FindKeyframe(m, requested);
+    if (id < 0) {
+      if (m->nkey == 0) throw ConfigError("model has no keyframe '" + requested + "': it has no keyframes (leave --keyframe out for qpos0)");
+      std::string names;
+      for (int k = 0; k < m->nkey; k++) names += (k ? ", " : "") + KeyName(m, k);
+      throw ConfigError("model has no keyframe '" + requested + "'; its keyframes: " + names + " (or an index 0–" +
+                       std::to_string(m->nkey - 1) + ", or none for qpos0)");
     }
+    return {requested, "keyframe " + KeyName(m, id)};
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ConfigError("could not write '" + path + "'");
+  if (m->nkey == 0) return {"", "qpos0 (the model has no keyframe)"};
+  const char* name = mj_id2name(m, mjOBJ_KEY, 0);
+  // a name finds the keyframe before an index does: pass the index only for an unnamed one
+  return {name && *name ? name : "0", "keyframe " + KeyName(m, 0) + " (the model's first; --keyframe none for qpos0)"};
+}
+
+Progress::Progress(const std::string& label, bool forced, bool quiet) : label_(label) {
+  terminal_ = isatty(STDERR_FILENO);
+  enabled_ = !quiet && (forced || terminal_);
+}
+
+void Progress::Update(double fraction, const std::string& note) {
+  if (!enabled_) return;
+  const int percent = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100);
+  if (terminal_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (shown_ && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    std::fprintf(stderr, "\r%s: %3d%% %s  ", label_.c_str(), percent, note.c_str());
+  } else {
+    if (percent / 10 == last_tenth_) return;
+    last_tenth_ = percent / 10;
+    std::fprintf(stderr, "%s: %3d%% %s\n", label_.c_str(), percent, note.c_str());
   }
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void Progress::Done() {
+  if (enabled_ && terminal_ && shown_) std::fprintf(stderr, "\r\033[K");
+  shown_ = false;
 }
 
 }  // namespace saltation::cli

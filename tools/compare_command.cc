@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include "saltation/output_file.h"
 #include "cli_common.h"
 #include "commands.h"
 
@@ -27,7 +30,8 @@ restitution measured on MuJoCo's contact. Prints per tau the relative Frobenius 
 |Phi_r - Phi_c|/|Phi_c|, the largest element-wise discrepancy and where it sits (layout
 (dq, dv, act), named q:JOINT, v:JOINT, act:ACTUATOR), MuJoCo's contact-onset term
 |Phi_c(v_n, q_n)|*tau, and flags that say why the two cannot agree (grazing, simultaneous
-events, Zeno, chatter, no event, onset-dominated finite differences). Progress goes to stderr.
+events, Zeno, chatter, no event, onset-dominated finite differences). Progress goes to stderr
+when it is a terminal (or with --progress).
 
 options:
   --taus T1,T2,...     solref time constants (s), strictly decreasing (stiffer to the right),
@@ -43,7 +47,8 @@ options:
                        step) removes it, e.g. --solimp 0.0001,0.95,0.05 with
                        --steps-per-tau 1000 (README, "Rigid vs compliant")
   --integrator I       keep (default), Euler, RK4 or implicit
-  --keyframe K         start from keyframe K (name or index)
+  --keyframe K         start from keyframe K (name or index; none: qpos0); default the model's
+                       first keyframe when it has one, else qpos0
   --window T0,T1       the window (s); default: from 0.02 s before the first touchdown to
                        max(0.1 s, 20 tau) after it, but not beyond the next touchdown
   --search S           look for the first touchdown within S s of the start, default 5
@@ -51,8 +56,12 @@ options:
                        "rows":[{"tau", "timestep", "effective_restitution",
                        "relative_difference", "max_discrepancy", "at", "at_names", "flags",
                        "rigid", "compliant", ...}]} written whole; "converging": the relative
-                       difference falls monotonically and ends below 0.5
+                       difference falls monotonically and ends below 0.5 (checked writable
+                       before the run)
+  --quiet              no progress lines
+  --progress           progress on stderr even when it is not a terminal
   -h, --help           this text
+Options take their value as "--opt value" or "--opt=value".
 )";
 
 std::vector<double> ParseList(const std::string& option, const std::string& text) {
@@ -117,7 +126,7 @@ int ParseIntegrator(const std::string& name) {
 }
 
 struct CompareArgs {
-  bool help = false;
+  bool help = false, quiet = false, progress = false;
   std::string model_path, keyframe, out;
   CompareSettings settings;
 };
@@ -156,8 +165,14 @@ CompareArgs ParseCompareArgs(const std::vector<std::string>& args) {
       if (!(s.search > 0)) throw UsageError("--search must be positive");
     } else if (a == "--out") {
       parsed.out = cursor.Value();
+    } else if (a == "--quiet") {
+      cursor.Flag();
+      parsed.quiet = true;
+    } else if (a == "--progress") {
+      cursor.Flag();
+      parsed.progress = true;
     } else {
-      TakeModelArgument(a, parsed.model_path, kCompareUsage);
+      TakeModelArgument(cursor, parsed.model_path);
     }
   }
   return parsed;
@@ -216,19 +231,27 @@ int RunCompare(const std::vector<std::string>& args) {
   const std::string model_path = parsed.model_path.empty() ? DefaultModelPath() : parsed.model_path;
   ModelPtr m = LoadModel(model_path);
   Model check(m.get());  // reads the <custom> configuration: ConfigError on bad values
-  const State x0 = InitialState(m.get(), parsed.keyframe);
+  const Start start = ResolveStart(m.get(), parsed.keyframe);
+  const State x0 = InitialState(m.get(), start.key);
   if (s.window_given && s.window_t0 < x0.time) {
     throw UsageError("--window starts at " + Fmt("%g", s.window_t0) + " s, before the start state (t = " +
                      Fmt("%g", x0.time) + " s)");
   }
   if (m->ngeom < 2 && m->npair == 0) throw ConfigError("model '" + model_path + "' has no geoms that could touch");
+  OutputFile out;  // opened before the sweep: an unwritable path fails now
+  if (!parsed.out.empty()) out.Open(parsed.out);
   PrintSettings(model_path, m.get(), s);
+  std::printf("start: %s\n", start.description.c_str());
+  std::fflush(stdout);
 
-  const auto start = std::chrono::steady_clock::now();
+  // a line per tau (each a run of its own): on a terminal or with --progress, never with --quiet
+  const bool progress = !parsed.quiet && (parsed.progress || isatty(STDERR_FILENO));
+  const auto started = std::chrono::steady_clock::now();
   const CompareReport report = CompareSweep(m.get(), s, x0, [&](size_t k, double tau) {
+    if (!progress) return;
     std::fprintf(stderr, "compare: [%zu/%zu] tau = %g s, timestep %g s ... (%.1f s elapsed)\n", k + 1, s.taus.size(),
                  tau, tau / s.steps_per_tau,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   });
   for (const std::string& w : TakeMujocoWarnings()) std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
 
@@ -236,7 +259,10 @@ int RunCompare(const std::vector<std::string>& args) {
   PrintRows(report.rows, names);
   std::printf("verdict: %s\n", CompareVerdict(report).c_str());
   if (!parsed.out.empty()) {
-    WriteWhole(parsed.out, CompareJson(model_path, s, report, names));
+    std::string json = CompareJson(model_path, s, report, names);
+    if (!json.empty() && json.back() != '\n') json += "\n";
+    out.WriteLines(json);
+    out.Close();
     std::printf("wrote %s\n", parsed.out.c_str());
   }
   return 0;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "saltation/output_file.h"
 #include "cli_common.h"
 #include "commands.h"
 
@@ -21,12 +22,18 @@ the full tangent space and on the subspace consistent with the mode's constraint
 multiplier, the agreement of the two methods and the stability verdict.
 
 options:
-  --keyframe K         start from keyframe K (name or index)
+  --keyframe K         start from keyframe K (name or index; none: qpos0); default the model's
+                       first keyframe when it has one, else qpos0
   --section KIND       touchdown (default) or liftoff
   --max-iterations N   return-map iterations, default 400
   --tolerance T        fixed-point tolerance on the section state, default 1e-9
   --step H             RK4 step of the rigid integrator (s), default 1e-3
   --out FILE.json      multipliers, shooting_multipliers ([re, im] pairs), monodromy, period, …
+                       (checked writable before the run)
+  --quiet              no progress line
+  --progress           a progress line on stderr even when it is not a terminal
+  -h, --help           this text
+Options take their value as "--opt value" or "--opt=value".
 )";
 
 std::string ComplexJson(const Eigen::VectorXcd& v) {
@@ -50,6 +57,7 @@ void PrintMultipliers(const char* name, const Eigen::VectorXcd& v, int trivial) 
 
 int RunFloquet(const std::vector<std::string>& args) {
   std::string model_path, keyframe, out;
+  bool quiet = false, show_progress = false;
   FloquetOptions options;
   SimulatorOptions sim_options;
   for (ArgumentCursor cursor(args); cursor.Next();) {
@@ -79,19 +87,33 @@ int RunFloquet(const std::vector<std::string>& args) {
       if (!(sim_options.step > 0 && sim_options.step <= 0.1)) throw UsageError("--step must be in (0, 0.1] s");
     } else if (a == "--out") {
       out = value();
+    } else if (a == "--quiet") {
+      cursor.Flag();
+      quiet = true;
+    } else if (a == "--progress") {
+      cursor.Flag();
+      show_progress = true;
     } else {
-      TakeModelArgument(a, model_path, kFloquetUsage);
+      TakeModelArgument(cursor, model_path);
     }
   }
   if (model_path.empty()) model_path = DefaultModelPath();
   ModelPtr m = LoadModel(model_path);
   Model model(m.get());
+  const Start start = ResolveStart(m.get(), keyframe);
   RigidSimulator sim(model, sim_options);
-  if (m->nu > 0) sim.SetControl(InitialControl(m.get(), keyframe));  // the keyframe's, held constant
-  const HybridState s = sim.Initialize(InitialState(m.get(), keyframe));
-  std::printf("model %s: tangent dimension %d, section at every %s\n", model_path.c_str(), model.ndx(),
-              EventKindName(options.section));
+  if (m->nu > 0) sim.SetControl(InitialControl(m.get(), start.key));  // the keyframe's, held constant
+  const HybridState s = sim.Initialize(InitialState(m.get(), start.key));
+  OutputFile out_file;  // opened before the run: an unwritable path fails now
+  if (!out.empty()) out_file.Open(out);
+  std::printf("model %s: tangent dimension %d, section at every %s\nstart: %s\n", model_path.c_str(), model.ndx(),
+              EventKindName(options.section), start.description.c_str());
+  std::fflush(stdout);
+  // the orbit search reports no progress of its own: one line while it runs
+  Progress progress("floquet", show_progress, quiet);
+  progress.Update(0, "finding the periodic orbit and its multipliers ...");
   const FloquetResult r = AnalyzePeriodicOrbit(sim, s, options);
+  progress.Done();
   std::printf("periodic orbit: %s after %d periods (residual %.2e), period %.9f s, %zu cyclic coordinates\n",
               r.converged ? "converged" : "NOT converged", r.iterations, r.residual, r.period, r.cyclic.size());
   std::printf("multipliers (trivial one in brackets):\n");
@@ -101,7 +123,7 @@ int RunFloquet(const std::vector<std::string>& args) {
   PrintMultipliers("constraint-consistent, shooting", r.constrained_shooting_multipliers, -1);
   std::printf("agreement of chain and shooting: %.2e\nverdict: %s\n", r.agreement, r.verdict.c_str());
   if (!out.empty()) {
-    std::string json = "{\"model\":\"" + model_path + "\",\"converged\":" + (r.converged ? "true" : "false");
+    std::string json = "{\"model\":" + JsonString(model_path) + ",\"converged\":" + (r.converged ? "true" : "false");
     json += ",\"iterations\":" + std::to_string(r.iterations) + ",\"residual\":" + JsonNumber(r.residual);
     json += ",\"period\":" + JsonNumber(r.period) + ",\"section\":\"" + EventKindName(options.section) + "\"";
     json += ",\"multipliers\":" + ComplexJson(r.multipliers);
@@ -110,8 +132,9 @@ int RunFloquet(const std::vector<std::string>& args) {
     json += ",\"constrained_shooting_multipliers\":" + ComplexJson(r.constrained_shooting_multipliers);
     json += ",\"trivial\":" + std::to_string(r.trivial) + ",\"agreement\":" + JsonNumber(r.agreement);
     json += ",\"verdict\":\"" + r.verdict + "\",\"monodromy\":" + MatrixJson(r.monodromy);
-    json += ",\"shooting\":" + MatrixJson(r.shooting) + "}\n";
-    WriteWhole(out, json);
+    json += ",\"shooting\":" + MatrixJson(r.shooting) + "}";
+    out_file.WriteLine(json);
+    out_file.Close();
     std::printf("wrote %s\n", out.c_str());
   }
   return r.converged ? 0 : 1;

@@ -1,26 +1,32 @@
-// saltation: command-line front end.
-//
+// saltation: command-line front end. `saltation --help` lists the commands, `saltation CMD --help`
+// each one's options. Here: the dispatch, and the two commands that run a simulation and stream its
+// events (their options in run_options.cc):
 //   saltation rigid [MODEL.xml] [options]   exact event-driven run of the rigid hybrid model:
 //                                           every contact event with its Ξ, printed as a table,
 //                                           optionally written as JSON Lines
 //   saltation record [MODEL.xml] [options]  MuJoCo's own simulation through the engine hook:
-//                                           the event stream, JSON Lines flushed per event, a
-//                                           CSV summary, accumulated Φ (rigid and compliant)
+//                                           the event stream as JSON Lines and CSV, written per
+//                                           step, accumulated Φ (rigid and compliant)
+// Exit status: 0 done, 1 bad model, state or output file (the message names it), 2 bad command
+// line (one line, and where the help is), 3 internal error or a MuJoCo library of another version.
 #include <mujoco/mujoco.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "saltation/output_file.h"
 #include "saltation/saltation.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "failure_record.h"
+#include "restitution_note.h"
+#include "run_options.h"
 
 namespace {
 
@@ -30,120 +36,29 @@ using saltation::MatrixJson;
 using saltation::TangentDim;
 
 
-const char* kUsage = R"(usage: saltation record [MODEL.xml] [options]
-       saltation rigid  [MODEL.xml] [options]
+const char* kTopUsage = R"(usage: saltation COMMAND [MODEL.xml] [options]
 
-record  steps MuJoCo's own (compliant) simulation of MODEL through the engine hook and prints
-        every contact event (touchdown, graze, liftoff, slip, near_miss, simultaneous, zeno,
-        chatter, restitution) with its transversality, saltation matrix norm and flags.
-rigid   runs the exact event-driven rigid hybrid model instead (touchdown, liftoff, slip).
-MODEL defaults to models/ball_drop.xml.
+commands:
+  record    MuJoCo's own (compliant) simulation through the engine hook: every contact event with
+            its saltation matrix Ξ, as a table, JSON Lines (--out) and CSV (--csv)
+  rigid     the exact event-driven rigid hybrid model: every touchdown, liftoff and slip with its Ξ
+  compare   the rigid model's sensitivity Φ against MuJoCo's compliant one over a stiffness sweep
+  floquet   the periodic orbit through the start state and its Floquet multipliers
+  report    an HTML report of a JSON Lines log: saltation report LOG.jsonl [--out report.html]
 
-options (both):
-  --duration S        simulated time (s), default 2
-  --keyframe K        start from keyframe K (name or index)
-  --restitution E     restitution of every contact: a number in [0, 1], "model" (the <custom>
-                      fields, default) or, for record, "auto" (measured on MuJoCo's contact)
-  --grazing T         flag events whose dimensionless transversality is below T, default 0.01
-  --out FILE.jsonl    one JSON object per event (record: flushed per event; rigid: written
-                      whole, then renamed into place)
-  --quiet             no table, only the summary
-options (record):
-  --csv FILE.csv      CSV summary of the events (written whole at the end)
-  --propagate P       events (default) | rigid | compliant | both: what is propagated
-  --phi-out FILE.json accumulated Φ over the run (needs --propagate other than events)
-  --near-miss D       record guards passing within D m of zero without crossing
-  --simultaneous T    crossings within T s form one group, default 1e-6
-options (rigid):
-  --step H            RK4 step of the rigid integrator (s), default 1e-3
-  -h, --help          this text
-  --version           prints saltation X.Y.Z (MuJoCo A.B.C), A.B.C the MuJoCo library loaded
+MODEL defaults to models/ball_drop.xml; a run starts from the model's first keyframe when it has
+one, else from qpos0 (--keyframe chooses another).
+
+  saltation COMMAND --help   the options of COMMAND
+  saltation --version        saltation X.Y.Z (MuJoCo A.B.C), A.B.C the MuJoCo library loaded
+  saltation --help           this text
 )";
-
-struct Args {
-  std::string command;
-  std::string model;
-  double duration = 2;
-  std::string keyframe;
-  double step = 1e-3;
-  std::string restitution = "model";
-  double grazing = 0.01;
-  std::string out;
-  bool quiet = false;
-  std::string csv;
-  std::string propagate = "events";
-  std::string phi_out;
-  double near_miss = -1;
-  double simultaneous = 1e-6;
-};
-
-Args ParseArgs(int argc, char** argv) {
-  Args args;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; i++) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw ConfigError("option " + a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "-h" || a == "--help") {
-      args.command = "help";
-      return args;
-    } else if (a == "--duration") {
-      args.duration = ParseNumber(a, value());
-      if (!(args.duration > 0)) throw ConfigError("--duration must be positive");
-    } else if (a == "--keyframe") {
-      args.keyframe = value();
-    } else if (a == "--step") {
-      args.step = ParseNumber(a, value());
-      if (!(args.step > 0 && args.step <= 0.1)) throw ConfigError("--step must be in (0, 0.1] s");
-    } else if (a == "--restitution") {
-      args.restitution = value();
-      if (args.restitution != "model" && args.restitution != "auto") {
-        const double e = ParseNumber(a, args.restitution);
-        if (e < 0 || e > 1) throw ConfigError("--restitution must be in [0, 1], model or auto");
-      }
-    } else if (a == "--csv") {
-      args.csv = value();
-    } else if (a == "--propagate") {
-      args.propagate = value();
-      saltation::ParsePropagation(args.propagate);
-    } else if (a == "--phi-out") {
-      args.phi_out = value();
-    } else if (a == "--near-miss") {
-      args.near_miss = ParseNumber(a, value());
-      if (args.near_miss < 0) throw ConfigError("--near-miss must be non-negative");
-    } else if (a == "--simultaneous") {
-      args.simultaneous = ParseNumber(a, value());
-      if (args.simultaneous < 0) throw ConfigError("--simultaneous must be non-negative");
-    } else if (a == "--grazing") {
-      args.grazing = ParseNumber(a, value());
-      if (args.grazing < 0 || args.grazing > 1) throw ConfigError("--grazing must be in [0, 1]");
-    } else if (a == "--out") {
-      args.out = value();
-    } else if (a == "--quiet") {
-      args.quiet = true;
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw ConfigError("unknown option '" + a + "'");
-    } else {
-      positional.push_back(a);
-    }
-  }
-  if (positional.empty()) throw ConfigError("no command given");
-  args.command = positional[0];
-  if (positional.size() > 2) throw ConfigError("too many arguments: '" + positional[2] + "'");
-  if (positional.size() == 2) args.model = positional[1];
-  if (!args.phi_out.empty() && args.propagate == "events") {
-    throw ConfigError("--phi-out needs --propagate rigid, compliant or both");
-  }
-  return args;
-}
 
 int RunRigid(const Args& args) {
   const std::string path = args.model.empty() ? saltation::DefaultModelPath() : args.model;
   saltation::ModelPtr m = saltation::LoadModel(path);
   saltation::Model model(m.get());
-  if (args.restitution == "auto") throw ConfigError("--restitution auto needs MuJoCo's contacts: use record");
+  const Start start = ResolveStart(m.get(), args.keyframe);
   saltation::SimulatorOptions options;
   options.step = args.step;
   saltation::RigidSimulator sim(model, options);
@@ -152,22 +67,25 @@ int RunRigid(const Args& args) {
     restitution.SetAll(std::stod(args.restitution));
     sim.SetRestitution(restitution);
   }
-  if (m->nu > 0) sim.SetControl(saltation::InitialControl(m.get(), args.keyframe));  // held constant
-  saltation::HybridState s = sim.Initialize(saltation::InitialState(m.get(), args.keyframe));
-  const double t_end = s.x.time + args.duration;
+  if (m->nu > 0) sim.SetControl(saltation::InitialControl(m.get(), start.key));  // held constant
+  saltation::HybridState s = sim.Initialize(saltation::InitialState(m.get(), start.key));
+  const double t0 = s.x.time, t_end = s.x.time + args.duration;
+  saltation::OutputFile out;  // opened before the run: an unwritable path fails now
+  if (!args.out.empty()) out.Open(args.out);
 
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, detection margin %.3g m\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), model.ndx(), model.detect_margin());
+  std::printf("start: %s\n", start.description.c_str());
   if (!args.quiet) {
     std::printf("%12s  %-9s  %-24s  %14s  %9s  %10s  %4s  %s\n", "time (s)", "kind", "contact",
                 "transversality", "rel", "|Xi|", "rank", "flags");
   }
-  std::string log;
   std::map<std::string, int> counts;
   double max_norm = 0;
   int grazing = 0;
-  const bool progress = isatty(2) && args.duration > 5;
+  Progress progress("rigid", args.progress, args.quiet);
   auto on_event = [&](const saltation::RigidEvent& ev) {
+    progress.Done();
     std::fflush(stdout);
     const double norm = ev.xi.Norm();
     max_norm = std::max(max_norm, norm);
@@ -186,12 +104,23 @@ int RunRigid(const Args& args) {
                   saltation::EventKindName(ev.kind), saltation::ContactLabel(model, ev.contact).c_str(),
                   ev.xi.transversality, ev.xi.transversality_rel, norm, ev.rank_after, flags.c_str());
     }
-    if (!args.out.empty()) log += saltation::EventToJson(model, ev, args.grazing) + "\n";
+    if (out.is_open()) out.WriteLine(saltation::EventToJson(model, ev, args.grazing));
   };
-  saltation::RunRigid(sim, s, t_end, on_event, [&] {
-    if (progress) std::fprintf(stderr, "\r%5.1f%%", 100 * (s.x.time - (t_end - args.duration)) / args.duration);
-  });
-  if (progress) std::fprintf(stderr, "\r      \r");
+  try {
+    saltation::RunRigid(sim, s, t_end, on_event, [&] {
+      progress.Update((s.x.time - t0) / args.duration, "t = " + std::to_string(s.x.time).substr(0, 6) + " s");
+    });
+  } catch (const saltation::NumericalError& e) {
+    // the failure is the log's last record: every event before it is in already
+    progress.Done();
+    if (out.is_open()) out.WriteLine(FailureJson(s.x.time, e.what()));
+    throw;
+  }
+  progress.Done();
+  if (!args.quiet && counts.count("touchdown")) {
+    std::fflush(stdout);
+    std::printf("%s\n", RestitutionNote(m.get(), start.key, args.restitution, args.duration).c_str());
+  }
   int total = 0;
   for (const auto& [kind, n] : counts) total += n;
   std::printf("summary: %d events (", total);
@@ -202,18 +131,18 @@ int RunRigid(const Args& args) {
   }
   std::printf("%s) in %.3f s, %d grazing, max |Xi| %.4g, %zu contacts active at the end\n",
               total ? "" : "none", args.duration, grazing, max_norm, s.mode.contacts.size());
-  if (!args.out.empty()) {
-    WriteWhole(args.out, log);
+  if (out.is_open()) {
+    out.Close();
     std::printf("wrote %s\n", args.out.c_str());
   }
   return 0;
 }
 
 
-// one JSON matrix, row-major
 int RunRecord(const Args& args) {
   const std::string path = args.model.empty() ? saltation::DefaultModelPath() : args.model;
   saltation::ModelPtr m = saltation::LoadModel(path);
+  const Start start = ResolveStart(m.get(), args.keyframe);
   saltation::HookOptions options;
   options.propagation = saltation::ParsePropagation(args.propagate);
   options.grazing_threshold = args.grazing;
@@ -227,9 +156,9 @@ int RunRecord(const Args& args) {
   }
   saltation::Hook hook(m.get(), options);  // before mj_makeData: near-contacts take slots
   saltation::DataPtr d(mj_makeData(m.get()));
-  const saltation::State x0 = saltation::InitialState(m.get(), args.keyframe);
+  const saltation::State x0 = saltation::InitialState(m.get(), start.key);
   saltation::StateToData(m.get(), x0, d.get());
-  const Eigen::VectorXd ctrl0 = saltation::InitialControl(m.get(), args.keyframe);  // held constant
+  const Eigen::VectorXd ctrl0 = saltation::InitialControl(m.get(), start.key);  // held constant
   for (int i = 0; i < m->nu; i++) d->ctrl[i] = ctrl0(i);
   mj_forward(m.get(), d.get());
   const double t_end = d->time + args.duration;
@@ -241,15 +170,16 @@ int RunRecord(const Args& args) {
                       " s is more than 1e9 steps");
   }
 
-  int fd = -1;
-  if (!args.out.empty()) {
-    fd = open(args.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) throw ConfigError("could not write '" + args.out + "'");
-  }
+  // every output opened before the run: an unwritable path fails now, not after it
+  saltation::OutputFile out, csv, phi_out;
+  if (!args.out.empty()) out.Open(args.out);
+  if (!args.csv.empty()) csv.Open(args.csv);
+  if (!args.phi_out.empty()) phi_out.Open(args.phi_out);
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, timestep %g s, %s, detection margin %.3g m, propagation %s\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m.get()), m->opt.timestep,
               m->opt.integrator == mjINT_RK4 ? "RK4" : m->opt.integrator == mjINT_EULER ? "Euler" : "implicit",
               hook.rigid_model().detect_margin(), saltation::PropagationName(options.propagation));
+  std::printf("start: %s\n", start.description.c_str());
   for (const std::string& pair : hook.untracked_pairs()) {
     std::printf("note: %s is not tracked exactly (its events are seen once it touches)\n", pair.c_str());
   }
@@ -257,11 +187,14 @@ int RunRecord(const Args& args) {
     std::printf("%12s  %-12s  %-24s  %14s  %9s  %10s  %s\n", "time (s)", "kind", "contact",
                 "transversality", "rel", "|Xi|", "flags");
   }
-  std::string csv = saltation::HookEventCsvHeader() + "\n";
+  const std::string csv_header = saltation::HookEventCsvHeader();
+  if (csv.is_open()) csv.WriteLine(csv_header);
   std::map<std::string, int> counts;
   double max_norm = 0;
-  std::string write_error;
   const saltation::Model& model = hook.rigid_model();
+  // the records of the step being taken: written (and printed) once the step has succeeded, so a
+  // step that fails adds nothing after the failure's time
+  std::string step_table, step_json, step_csv;
   hook.on_event = [&](const saltation::HookEvent& ev) {
     counts[saltation::EventKindName(ev.kind)]++;
     const double norm = ev.has_xi ? ev.rigid.xi.Norm() : 0;
@@ -269,50 +202,54 @@ int RunRecord(const Args& args) {
     if (!args.quiet) {
       const std::string flags = (ev.grazing ? std::string("grazing ") : "") + saltation::EventDetail(ev);
       const std::string label = ev.contact.geom1 >= 0 ? saltation::ContactLabel(model, ev.contact) : "";
+      char row[512];
       if (ev.has_xi) {
-        std::printf("%12.6f  %-12s  %-24s  %14.6g  %9.3g  %10.4g  %s\n", ev.time, saltation::EventKindName(ev.kind), label.c_str(),
-                    ev.rigid.xi.transversality, ev.rigid.xi.transversality_rel, norm, flags.c_str());
+        std::snprintf(row, sizeof(row), "%12.6f  %-12s  %-24s  %14.6g  %9.3g  %10.4g  ", ev.time, saltation::EventKindName(ev.kind),
+                      label.c_str(), ev.rigid.xi.transversality, ev.rigid.xi.transversality_rel, norm);
       } else {
-        std::printf("%12.6f  %-12s  %-24s  %14s  %9s  %10s  %s\n", ev.time, saltation::EventKindName(ev.kind), label.c_str(), "", "", "",
-                    flags.c_str());
+        std::snprintf(row, sizeof(row), "%12.6f  %-12s  %-24s  %14s  %9s  %10s  ", ev.time, saltation::EventKindName(ev.kind),
+                      label.c_str(), "", "", "");
       }
+      step_table += row + flags + "\n";
     }
-    csv += saltation::HookEventToCsv(model, ev) + "\n";
-    if (fd >= 0) {
-      // one write per record: a killed run leaves whole lines only
-      const std::string line = saltation::HookEventToJson(model, ev) + "\n";
-      if (write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) write_error = args.out;
-    }
+    if (csv.is_open()) step_csv += saltation::HookEventToCsv(model, ev) + "\n";
+    if (out.is_open()) step_json += saltation::HookEventToJson(model, ev) + "\n";
   };
-  const bool progress = args.duration >= 5;
-  int last_percent = -1;
-  // what was found before a failure is written too: the JSON Lines file holds it already (a line
-  // per record), the CSV is written whole here
-  auto write_csv = [&] {
-    if (args.csv.empty()) return;
-    WriteWhole(args.csv, csv);
-    std::printf("wrote %s\n", args.csv.c_str());
-  };
+  Progress progress("record", args.progress, args.quiet);
   while (d->time < t_end) {
+    const double time_before = d->time;
     try {
       hook.Step(d.get());
       if (!std::isfinite(d->qpos[0])) {
-        throw saltation::NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(d->time) +
+        throw saltation::NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(time_before) +
                                         " s (the state is not finite)");
       }
-    } catch (const saltation::Error&) {
-      if (fd >= 0) close(fd);
-      write_csv();
+    } catch (const saltation::Error& e) {
+      // the failed step's records are dropped; the failure is the last record, at the time before
+      // the step (everything written so far is at or before it)
+      progress.Done();
+      if (out.is_open()) out.WriteLine(FailureJson(time_before, e.what()));
+      if (csv.is_open()) csv.WriteLine(FailureCsv(csv_header, time_before, e.what()));
+      if (out.is_open()) std::printf("wrote %s (up to the failure)\n", args.out.c_str());
+      if (csv.is_open()) std::printf("wrote %s (up to the failure)\n", args.csv.c_str());
+      std::fflush(stdout);
+      for (const std::string& w : saltation::TakeMujocoWarnings()) std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
       throw;
     }
-    const int percent = static_cast<int>(100 * (d->time - (t_end - args.duration)) / args.duration);
-    if (progress && percent / 10 != last_percent / 10) {
-      std::fprintf(stderr, "progress: %3d%% (t = %.2f s)\n", std::min(percent, 100), d->time);
-      last_percent = percent;
+    if (!step_table.empty()) {
+      progress.Done();
+      std::fputs(step_table.c_str(), stdout);
+      step_table.clear();
     }
+    out.WriteLines(step_json);  // one write per step: a killed run leaves whole lines only
+    csv.WriteLines(step_csv);
+    step_json.clear();
+    step_csv.clear();
+    progress.Update((d->time - (t_end - args.duration)) / args.duration, "t = " + std::to_string(d->time).substr(0, 6) + " s");
   }
-  if (fd >= 0) close(fd);
-  if (!write_error.empty()) throw ConfigError("could not write '" + write_error + "'");
+  progress.Done();
+  std::fflush(stdout);
+  for (const std::string& w : saltation::TakeMujocoWarnings()) std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
   int total = 0;
   std::printf("summary: ");
   bool first = true;
@@ -323,8 +260,7 @@ int RunRecord(const Args& args) {
   }
   std::printf("%s (%d records) in %.3f s, max |Xi| %.4g, %zu contacts in the rigid mode at the end\n",
               total ? "" : "no events", total, args.duration, max_norm, hook.mode().contacts.size());
-  write_csv();
-  if (!args.phi_out.empty()) {
+  if (phi_out.is_open()) {
     char times[96];
     std::snprintf(times, sizeof(times), "{\"t0\":%.17g,\"t1\":%.17g", hook.phi_t0(), hook.phi_time());
     std::string json = times;
@@ -332,12 +268,19 @@ int RunRecord(const Args& args) {
     json += ",\"rigid\":" + (hook.phi_rigid().size() ? MatrixJson(hook.phi_rigid(), hook.phi_rigid_log_scale()) : "null");
     json += ",\"compliant\":" +
             (hook.phi_compliant().size() ? MatrixJson(hook.phi_compliant(), hook.phi_compliant_log_scale()) : "null");
-    json += "}\n";
-    WriteWhole(args.phi_out, json);
+    json += "}";
+    phi_out.WriteLine(json);
+    phi_out.Close();
     std::printf("wrote %s\n", args.phi_out.c_str());
   }
-  if (!args.out.empty()) std::printf("wrote %s\n", args.out.c_str());
-  for (const std::string& w : saltation::TakeMujocoWarnings()) std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
+  if (csv.is_open()) {
+    csv.Close();
+    std::printf("wrote %s\n", args.csv.c_str());
+  }
+  if (out.is_open()) {
+    out.Close();
+    std::printf("wrote %s\n", args.out.c_str());
+  }
   return 0;
 }
 
@@ -345,48 +288,56 @@ int RunRecord(const Args& args) {
 
 int main(int argc, char** argv) {
   saltation::InstallMujocoHandlers();
+  // a file-size limit (ulimit -f) is a write error with its reason (EFBIG), not a silent kill
+  std::signal(SIGXFSZ, SIG_IGN);
   // the MuJoCo library loaded must be the one whose headers this program was compiled with
   if (const std::string e = saltation::MujocoVersionMismatch(); !e.empty()) {
     std::fprintf(stderr, "saltation: %s\n", e.c_str());
     return 3;
   }
-  if (argc == 2 && std::string(argv[1]) == "--version") {
+  const std::string command = argc > 1 ? argv[1] : "";
+  const std::vector<std::string> rest(argv + std::min(argc, 2), argv + argc);
+  const bool known = command == "record" || command == "rigid" || command == "compare" || command == "floquet" ||
+                     command == "report";
+  // a usage error: one line, and where the help is
+  auto usage_error = [&](const std::string& message) {
+    std::fflush(stdout);
+    const std::string who = known ? "saltation " + command : "saltation";
+    std::fprintf(stderr, "%s: %s\nsee `%s --help`\n", who.c_str(), message.c_str(), who.c_str());
+    return 2;
+  };
+  if (command == "--version" || command == "-V") {
+    if (argc > 2) return usage_error("--version takes no arguments");
     std::printf("%s\n", saltation::VersionLine().c_str());
     return 0;
   }
-  // subcommands with their own options
-  const std::vector<std::string> rest(argv + std::min(argc, 2), argv + argc);
-  const std::string first = argc > 1 ? argv[1] : "";
-  try {
-    if (first == "floquet") return saltation::cli::RunFloquet(rest);
-    if (first == "compare") return saltation::cli::RunCompare(rest);
-  } catch (const saltation::cli::UsageError& e) {
-    std::fprintf(stderr, "saltation %s: %s\n", first.c_str(), e.what());
-    return 2;
-  } catch (const saltation::Error& e) {
-    std::fprintf(stderr, "saltation %s: %s\n", first.c_str(), e.what());
-    return 1;
-  }
-  Args args;
-  try {
-    args = ParseArgs(argc, argv);
-  } catch (const saltation::Error& e) {
-    std::fprintf(stderr, "saltation: %s\n\n%s", e.what(), kUsage);
-    return 2;
-  }
-  if (args.command == "help") {
-    std::printf("%s", kUsage);
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::printf("%s", kTopUsage);
     return 0;
   }
   try {
-    if (args.command == "rigid") return RunRigid(args);
-    if (args.command == "record") return RunRecord(args);
-    std::fprintf(stderr, "saltation: unknown command '%s'\n\n%s", args.command.c_str(), kUsage);
-    return 2;
+    if (command.empty()) throw UsageError("no command given (record, rigid, compare, floquet or report)");
+    if (command == "floquet") return RunFloquet(rest);
+    if (command == "compare") return RunCompare(rest);
+    if (command == "report") return RunReport(rest);
+    if (command == "rigid" || command == "record") {
+      const Args args = ParseRunArgs(command, rest);
+      if (args.help) {
+        std::printf("%s", RunUsage(command));
+        return 0;
+      }
+      return command == "rigid" ? RunRigid(args) : RunRecord(args);
+    }
+    if (command[0] == '-') throw UsageError("the command comes first: saltation COMMAND [MODEL.xml] [options], got '" + command + "'");
+    throw UsageError("unknown command '" + command + "' (record, rigid, compare, floquet or report)");
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
   } catch (const saltation::Error& e) {
-    std::fprintf(stderr, "saltation: %s\n", e.what());
+    std::fflush(stdout);  // what was printed before the error comes before it
+    std::fprintf(stderr, "%s: %s\n", known ? ("saltation " + command).c_str() : "saltation", e.what());
     return 1;
   } catch (const std::exception& e) {
+    std::fflush(stdout);
     std::fprintf(stderr, "saltation: internal error: %s\n", e.what());
     return 3;
   }
