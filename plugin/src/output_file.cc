@@ -70,10 +70,4 @@ void OutputFile::Close() {
   }
 }
 
-void WriteWholeFile(const std::string& path, const std::string& text) {
-  OutputFile file(path);
-  file.WriteLines(text);
-  file.Close();
-}
-
 }  // namespace saltation

@@ -61,10 +61,6 @@ class OutputFile {
   bool regular_ = false;  // a regular file (not a device or a pipe): truncated back, removed if unused
 };
 
-// Opens path and writes text (whole lines) to it: what one-shot outputs (Φ, compare, floquet) use
-// when the file was not opened before the run.
-void WriteWholeFile(const std::string& path, const std::string& text);
-
 }  // namespace saltation
 
 #endif  // SALTATION_OUTPUT_FILE_H_
