@@ -37,7 +37,12 @@ std::string RestitutionNote(const mjModel* m, const std::string& key, const std:
   std::string source;
   if (restitution == "model") {
     e_rigid = RestitutionTable(model).Pair(measured->contact.geom1, measured->contact.geom2);
-    source = "from the MJCF";
+    bool custom = false;  // any saltation_restitution[:geom] numeric
+    for (int i = 0; i < m->nnumeric; i++) {
+      const char* name = mj_id2name(m, mjOBJ_NUMERIC, i);
+      custom = custom || (name && std::string(name).rfind(kRestitutionField, 0) == 0);
+    }
+    source = custom ? "from the MJCF" : std::string("by default (the MJCF sets no ") + kRestitutionField + ")";
   } else {
     e_rigid = std::strtod(restitution.c_str(), nullptr);
     source = "from --restitution";
