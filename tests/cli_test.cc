@@ -191,6 +191,34 @@ std::vector<std::pair<double, std::string>> TimesAndKinds(const std::string& pat
   return records;
 }
 
+// The rigid model's failure in the middle of a run: a slider with a negative stiffness (touching
+// nothing) grows as e^(1414 t) until the state overflows at t ≈ 0.26 s, after the ball's touchdown
+// at 0.226 s. Exit 1 naming the time; the touchdown is in the log, the failure is its last record.
+TEST(Cli, RigidFailureIsTheLastRecord) {
+  const std::string model = WriteFile("diverging.xml", R"(
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.3"><freejoint/><geom name="ball" size="0.05"/></body>
+    <body name="slider" pos="0 2 1">
+      <joint name="x" type="slide" axis="1 0 0" stiffness="-2e6" springref="-1e-3"/>
+      <geom size="0.05" mass="1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  const std::string out = TempPath("diverging.jsonl");
+  const Result r = RunCli("rigid " + model + " --duration 2 --quiet --out " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("saltation rigid: the rigid model failed at t = 0.2"));
+  EXPECT_THAT(r.output, HasSubstr("state is not finite"));
+  const auto records = TimesAndKinds(out);
+  ASSERT_EQ(records.size(), 2u) << r.output;
+  EXPECT_EQ(records[0].second, "touchdown");
+  EXPECT_EQ(records[1].second, "failure");
+  EXPECT_LE(records[0].first, records[1].first);
+  EXPECT_NEAR(records[1].first, 0.26, 0.02);
+}
+
 // MuJoCo's reset on a bad velocity in the middle of a run (issue 17): a ball lands while a slider
 // that touches nothing is pushed at 9e9 m/s² past MuJoCo's velocity limit (1e10 m/s) at t ≈ 1.11 s
 // (its position, 5.6e9 m, is still below the limit). The run ends with exit 1 naming the cause and

@@ -113,8 +113,12 @@ int RunRigid(const Args& args) {
   } catch (const saltation::NumericalError& e) {
     // the failure is the log's last record: every event before it is in already
     progress.Done();
-    if (out.is_open()) out.WriteLine(FailureJson(s.x.time, e.what()));
-    throw;
+    char when[64];
+    std::snprintf(when, sizeof(when), "the rigid model failed at t = %.6f s: ", s.x.time);
+    const std::string message = when + std::string(e.what());
+    if (out.is_open()) out.WriteLine(FailureJson(s.x.time, message));
+    if (out.is_open()) std::printf("wrote %s (up to the failure)\n", args.out.c_str());
+    throw saltation::NumericalError(message);
   }
   progress.Done();
   if (!args.quiet && counts.count("touchdown")) {
