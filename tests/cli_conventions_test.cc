@@ -144,6 +144,29 @@ TEST(CliConventions, ProgressOnRequestAndNeverWithQuiet) {
   EXPECT_THAT(quiet.output, HasSubstr("summary: 13 events"));
 }
 
+// on a terminal (script(1) gives the command one) progress shows without --progress, as one line
+// rewritten in place and cleared before each event row; --quiet still silences it
+TEST(CliConventions, ProgressOnATerminalWithoutAsking) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) (util-linux) is not installed";
+  auto on_terminal = [](const std::string& args) {
+    const std::string cmd = "cd " SALTATION_SOURCE_DIR " && script -qec '" SALTATION_CLI " " + args + "' /dev/null </dev/null";
+    std::string output;
+    if (FILE* pipe = popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      for (size_t n; (n = fread(buf, 1, sizeof(buf), pipe)) > 0;) output.append(buf, n);
+      pclose(pipe);
+    }
+    return output;
+  };
+  const std::string shown = on_terminal("rigid --duration 3");
+  EXPECT_THAT(shown, HasSubstr("\rrigid: ")) << shown;
+  EXPECT_THAT(shown, HasSubstr("\r\033[K    0.437090  touchdown")) << "the progress line is not cleared before a row";
+  EXPECT_THAT(shown, HasSubstr("summary: 13 events"));
+  const std::string quiet = on_terminal("rigid --duration 3 --quiet");
+  EXPECT_THAT(quiet, HasSubstr("summary: 13 events"));
+  EXPECT_THAT(quiet, Not(HasSubstr("rigid: ")));
+}
+
 // no --keyframe: the model's first keyframe when it has one (printed), else qpos0; the same in
 // every command (scripts/run passes the default model's first keyframe, `throw`, explicitly)
 TEST(CliConventions, TheSameDefaultStartEverywhere) {
