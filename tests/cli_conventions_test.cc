@@ -256,5 +256,25 @@ TEST(CliConventions, OptionsOfAnotherCommandAreErrors) {
   }
 }
 
+// an output path that is the model file is refused before it is opened (which would truncate it)
+TEST(CliConventions, AnOutputPathThatIsTheModelIsRefused) {
+  const std::string model = TempPath("victim.xml");
+  ASSERT_EQ(std::system(("cp " SALTATION_SOURCE_DIR "/models/ball_drop.xml " + model).c_str()), 0);
+  std::ifstream original_in(model);
+  std::stringstream original;
+  original << original_in.rdbuf();
+  for (const std::string args : {"rigid " + model + " --out " + model, "record " + model + " --csv " + model,
+                                 "record " + model + " --propagate both --phi-out " + model,
+                                 "floquet " + model + " --out " + model, "compare " + model + " --out " + model}) {
+    const Result r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("'" + model + "' is the model file: writing it would destroy the model")) << args;
+    std::ifstream now_in(model);
+    std::stringstream now;
+    now << now_in.rdbuf();
+    ASSERT_EQ(now.str(), original.str()) << args << " changed the model file";
+  }
+}
+
 }  // namespace
 }  // namespace saltation::testing

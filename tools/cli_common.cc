@@ -1,5 +1,6 @@
 #include "cli_common.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,14 @@ double ParseNumber(const std::string& option, const std::string& text) {
     throw UsageError("option " + option + " needs a finite number, got '" + text + "'");
   }
   return x;
+}
+
+void CheckNotTheModel(const std::string& option, const std::string& path, const std::string& model_path) {
+  struct stat out, model;
+  if (path.empty() || stat(path.c_str(), &out) != 0 || stat(model_path.c_str(), &model) != 0) return;
+  if (out.st_dev == model.st_dev && out.st_ino == model.st_ino) {
+    throw UsageError(option + " '" + path + "' is the model file: writing it would destroy the model");
+  }
 }
 
 bool ArgumentCursor::Next() {
@@ -97,6 +106,13 @@ void Progress::Update(double fraction, const std::string& note) {
     last_tenth_ = percent / 10;
     std::fprintf(stderr, "%s: %3d%% %s\n", label_.c_str(), percent, note.c_str());
   }
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void Progress::Status(const std::string& note) {
+  if (!enabled_) return;
+  std::fprintf(stderr, terminal_ ? "\r%s: %s  " : "%s: %s\n", label_.c_str(), note.c_str());
   std::fflush(stderr);
   shown_ = true;
 }

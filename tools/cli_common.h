@@ -51,6 +51,10 @@ class ArgumentCursor {
 // a finite number or UsageError naming the option
 double ParseNumber(const std::string& option, const std::string& text);
 
+// UsageError when the output path `path` of `option` names the model file itself (the same file,
+// by device and inode): opening it for writing would destroy the model
+void CheckNotTheModel(const std::string& option, const std::string& path, const std::string& model_path);
+
 // the last case of a subcommand's option loop: an unknown option (UsageError), the model path, or
 // one argument too many
 void TakeModelArgument(const ArgumentCursor& cursor, std::string& model_path);
@@ -73,6 +77,8 @@ class Progress {
   bool enabled() const { return enabled_; }
   // fraction done in [0, 1] and a short note ("t = 1.20 s"); rate-limited on a terminal
   void Update(double fraction, const std::string& note);
+  // a task with no fraction to show: "label: note"
+  void Status(const std::string& note);
   // clears the line on a terminal
   void Done();
 

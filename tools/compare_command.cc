@@ -238,6 +238,7 @@ int RunCompare(const std::vector<std::string>& args) {
                      Fmt("%g", x0.time) + " s)");
   }
   if (m->ngeom < 2 && m->npair == 0) throw ConfigError("model '" + model_path + "' has no geoms that could touch");
+  CheckNotTheModel("--out", parsed.out, model_path);
   OutputFile out;  // opened before the sweep: an unwritable path fails now
   if (!parsed.out.empty()) out.Open(parsed.out);
   PrintSettings(model_path, m.get(), s);

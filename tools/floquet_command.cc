@@ -104,6 +104,7 @@ int RunFloquet(const std::vector<std::string>& args) {
   RigidSimulator sim(model, sim_options);
   if (m->nu > 0) sim.SetControl(InitialControl(m.get(), start.key));  // the keyframe's, held constant
   const HybridState s = sim.Initialize(InitialState(m.get(), start.key));
+  CheckNotTheModel("--out", out, model_path);
   OutputFile out_file;  // opened before the run: an unwritable path fails now
   if (!out.empty()) out_file.Open(out);
   std::printf("model %s: tangent dimension %d, section at every %s\nstart: %s\n", model_path.c_str(), model.ndx(),
@@ -111,7 +112,7 @@ int RunFloquet(const std::vector<std::string>& args) {
   std::fflush(stdout);
   // the orbit search reports no progress of its own: one line while it runs
   Progress progress("floquet", show_progress, quiet);
-  progress.Update(0, "finding the periodic orbit and its multipliers ...");
+  progress.Status("finding the periodic orbit and its multipliers ...");
   const FloquetResult r = AnalyzePeriodicOrbit(sim, s, options);
   progress.Done();
   std::printf("periodic orbit: %s after %d periods (residual %.2e), period %.9f s, %zu cyclic coordinates\n",

@@ -70,6 +70,7 @@ int RunRigid(const Args& args) {
   if (m->nu > 0) sim.SetControl(saltation::InitialControl(m.get(), start.key));  // held constant
   saltation::HybridState s = sim.Initialize(saltation::InitialState(m.get(), start.key));
   const double t0 = s.x.time, t_end = s.x.time + args.duration;
+  CheckNotTheModel("--out", args.out, path);
   saltation::OutputFile out;  // opened before the run: an unwritable path fails now
   if (!args.out.empty()) out.Open(args.out);
 
@@ -175,6 +176,9 @@ int RunRecord(const Args& args) {
   }
 
   // every output opened before the run: an unwritable path fails now, not after it
+  CheckNotTheModel("--out", args.out, path);
+  CheckNotTheModel("--csv", args.csv, path);
+  CheckNotTheModel("--phi-out", args.phi_out, path);
   saltation::OutputFile out, csv, phi_out;
   if (!args.out.empty()) out.Open(args.out);
   if (!args.csv.empty()) csv.Open(args.csv);
