@@ -162,7 +162,7 @@ int RunRigid(const Args& args) {
     std::printf("%12s  %-9s  %-24s  %14s  %9s  %10s  %4s  %s\n", "time (s)", "kind", "contact",
                 "transversality", "rel", "|Xi|", "rank", "flags");
   }
-  std::string log;
+  std::string log = saltation::EventLogHeader(model, options, args.grazing, path) + "\n";
   std::map<std::string, int> counts;
   double max_norm = 0;
   int grazing = 0;
@@ -210,6 +210,12 @@ int RunRigid(const Args& args) {
 }
 
 
+// the log's header line (event_log_header.h), in one write(2)
+bool WriteLine(int fd, const std::string& text) {
+  const std::string line = text + "\n";
+  return write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+}
+
 // one JSON matrix, row-major
 int RunRecord(const Args& args) {
   const std::string path = args.model.empty() ? saltation::DefaultModelPath() : args.model;
@@ -245,6 +251,7 @@ int RunRecord(const Args& args) {
   if (!args.out.empty()) {
     fd = open(args.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) throw ConfigError("could not write '" + args.out + "'");
+    if (!WriteLine(fd, saltation::EventLogHeader(hook, path))) throw ConfigError("could not write '" + args.out + "'");
   }
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, timestep %g s, %s, detection margin %.3g m, propagation %s\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m.get()), m->opt.timestep,
