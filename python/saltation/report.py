@@ -23,9 +23,10 @@ import io
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
+
+from ._files import write_atomically
 
 SECTIONS = ("summary", "timeline", "xi-norm", "largest", "zeno-chatter-simultaneous", "rigid-vs-compliant")
 KIND_COLOURS = {"touchdown": "#1f77b4", "graze": "#ff7f0e", "liftoff": "#2ca02c", "slip": "#17becf",
@@ -43,9 +44,10 @@ def _pyplot():
     return plt
 
 
-def _png(fig):
+def _png(fig, tight=True):
+    # bbox_inches="tight" draws the figure twice: the heat maps (hundreds of labels) lay out by hand
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight" if tight else None)
     _pyplot().close(fig)
     return '<img alt="" src="data:image/png;base64,' + base64.b64encode(buf.getvalue()).decode() + '">'
 
@@ -142,7 +144,10 @@ def _xi_norm(df, h, plt):
 def _heatmap(xi, labels, title, plt):
     n = xi.shape[0]
     size = min(11, 3 + 0.13 * n)
-    fig, ax = plt.subplots(figsize=(size + 1.2, size))
+    fig = plt.figure(figsize=(size + 2.2, size + 1.0))
+    # room for the labels: left and bottom margins in inches, whatever the size
+    ax = fig.add_axes([1.4 / (size + 2.2), 1.4 / (size + 1.0), (size - 1.2) / (size + 2.2), (size - 1.6) / (size + 1.0)])
+    cax = fig.add_axes([(size + 0.6) / (size + 2.2), 0.25, 0.15 / (size + 2.2), 0.5])
     finite = np.where(np.isfinite(xi), xi, 0.0)
     scale = max(np.abs(finite).max(), 1e-300)
     from matplotlib.colors import SymLogNorm
@@ -150,11 +155,17 @@ def _heatmap(xi, labels, title, plt):
     fontsize = max(3.5, min(8, 300 / max(n, 1)))
     ax.set_xticks(range(n), labels, rotation=90, fontsize=fontsize)
     ax.set_yticks(range(n), labels, fontsize=fontsize)
+    ax.tick_params(length=1.5, pad=1)
+    ax.minorticks_off()
     ax.set_xlabel("column: δx⁻ (before the event)")
     ax.set_ylabel("row: δx⁺ (after the event)")
     ax.set_title(title, fontsize=9)
-    fig.colorbar(image, ax=ax, shrink=0.7, label="Ξ entry (symmetric log scale)")
-    return _png(fig)
+    exponent = int(np.floor(np.log10(scale)))
+    ticks = [-(10.0 ** exponent), -(10.0 ** (exponent // 2)), 0, 10.0 ** (exponent // 2), 10.0 ** exponent]
+    bar = fig.colorbar(image, cax=cax, ticks=sorted(set(ticks)))
+    bar.minorticks_off()
+    bar.set_label("Ξ entry (symmetric log scale)")
+    return _png(fig, tight=False)
 
 
 def _largest(df, h, plt, top):
@@ -251,23 +262,6 @@ def render(log, top=5):
                     _zeno_chatter_simultaneous(df), _rigid_vs_compliant(df)])
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{_e(title)}</title><style>{STYLE}</style>"
             f"</head><body><h1>{_e(title)}</h1><p>log: {_e(os.fspath(log))}</p>{body}</body></html>\n")
-
-
-def write_atomically(path, text):
-    """Writes text to path through a temporary file in the same directory and a rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".html", dir=directory)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would make it (mkstemp's is 0600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def main(argv=None):

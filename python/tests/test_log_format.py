@@ -100,3 +100,28 @@ def test_malformed_logs_raise_value_error(tmp_path, text, message):
     path.write_text(text.replace("{header}", header))
     with pytest.raises(ValueError, match=message):
         saltation.read_events(path)
+
+
+def test_the_python_hooks_log_round_trips(tmp_path):
+    # Hook.write_log: the library's header and records; read back, the labels are MuJoCo's
+    # joint names and every Ξ the Hook's own doubles
+    m = mujoco.MjModel.from_xml_path(str(ROOT / "tests" / "models" / "humanoid" / "humanoid.xml"))
+    d = mujoco.MjData(m)
+    hook = saltation.Hook(m)
+    while d.time < 0.6:
+        hook.step(d)
+    path = tmp_path / "humanoid.jsonl"
+    hook.write_log(path, model="humanoid.xml")
+    df = saltation.read_events(path)
+    h = df.attrs["header"]
+    assert h["source"] == "python" and h["model"] == "humanoid.xml" and h == hook.header("humanoid.xml")
+    joints = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(m.njnt)]
+    hinges = [j for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE]
+    assert [h["state_labels"][m.jnt_dofadr[j]] for j in hinges] == [f"q:{joints[j]}" for j in hinges]
+    assert [h["state_labels"][m.nv + m.jnt_dofadr[j]] for j in hinges] == [f"v:{joints[j]}" for j in hinges]
+    events = hook.events
+    assert len(df) == len(events) >= 5 and list(df.time) == sorted(df.time)
+    for ev, (_, row) in zip(events, df.iterrows()):
+        assert ev.kind == row.kind and ev.time == row.time
+        if ev.xi is not None:
+            assert ev.xi.tobytes() == row.xi.tobytes()

@@ -52,7 +52,7 @@ def test_report_of_a_humanoid_run(cli, tmp_path):
     # the heat maps' events are named in the table with their largest entry, by joint
     assert "∂q:" in text or "∂v:" in text
     assert "Simultaneous groups" in text and "e measured on MuJoCo's contact" in text
-    assert not list(tmp_path.glob(".report-*")), "the temporary file was renamed into place"
+    assert not list(tmp_path.glob(".saltation-*")), "the temporary file was renamed into place"
 
 
 def test_report_errors_are_messages(tmp_path):
