@@ -211,7 +211,7 @@ int RunRigid(const Args& args) {
 
 
 // the log's header line (event_log_header.h), in one write(2)
-bool WriteLine(int fd, const std::string& text) {
+bool WriteLogHeaderLine(int fd, const std::string& text) {
   const std::string line = text + "\n";
   return write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
 }
@@ -251,7 +251,10 @@ int RunRecord(const Args& args) {
   if (!args.out.empty()) {
     fd = open(args.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) throw ConfigError("could not write '" + args.out + "'");
-    if (!WriteLine(fd, saltation::EventLogHeader(hook, path))) throw ConfigError("could not write '" + args.out + "'");
+    if (!WriteLogHeaderLine(fd, saltation::EventLogHeader(hook, path))) {
+      close(fd);
+      throw ConfigError("could not write '" + args.out + "'");
+    }
   }
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, timestep %g s, %s, detection margin %.3g m, propagation %s\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m.get()), m->opt.timestep,
