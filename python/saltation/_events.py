@@ -118,7 +118,8 @@ class Event:
     transversality (∇gᵀF⁻), transversality_rel (dimensionless), grazing, f_minus, f_plus, grad_g,
     dt_dx (ndarray ndx), xi, dreset (ndarray ndx × ndx, rows and columns as state_labels(m)),
     xi_norm, mode_before, mode_after, released (contact labels), rank (rank after the event),
-    bracket, proxy, impact, group, size, order_spread, composite_first, composite_reverse,
+    bracket, proxy, impact, group (a simultaneous group's id: on its record and on its members),
+    size, order_spread, composite_first, composite_reverse,
     min_gap, accumulation_time, ratio, normal_velocity_minus, normal_velocity_plus.
     """
 
