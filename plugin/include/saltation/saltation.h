@@ -17,6 +17,7 @@
 #include "saltation/hook.h"
 #include "saltation/impact.h"
 #include "saltation/json_text.h"
+#include "saltation/json_value.h"
 #include "saltation/loading.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
