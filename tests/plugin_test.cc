@@ -144,7 +144,11 @@ TEST_F(PluginTest, GivesTheHooksEventsBitForBit) {
   mj_forward(m.get(), d.get());  // the plugin follows the last step at the next evaluation
   ASSERT_EQ(std::memcmp(d->qpos, dh->qpos, sizeof(mjtNum) * m->nq), 0);
   // the hook found its last events one step after the plugin's run: compare what both have
-  const std::vector<std::string> lines = Lines(log);
+  std::vector<std::string> lines = Lines(log);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].rfind("{\"kind\":\"header\",", 0), 0u) << lines[0];  // the log's header, then the records
+  EXPECT_NE(lines[0].find("\"source\":\"plugin\""), std::string::npos);
+  lines.erase(lines.begin());
   std::vector<std::string> expected;
   for (const HookEvent& ev : hook.events()) expected.push_back(HookEventToJson(hook.rigid_model(), ev));
   ASSERT_GE(expected.size(), 4u);
@@ -288,7 +292,9 @@ TEST_F(PluginTest, ResetStartsAgainAndAnEditIsADiscontinuity) {
   for (int k = 0; k < 1000; k++) mj_step(reset.get(), dr.get());
   mj_forward(reset.get(), dr.get());
   const std::vector<std::string> all = Lines(log_reset);
-  const std::vector<std::string> after(all.begin() + before, all.end()), fresh_lines = Lines(log_fresh);
+  std::vector<std::string> after(all.begin() + before, all.end()), fresh_lines = Lines(log_fresh);
+  ASSERT_FALSE(fresh_lines.empty());
+  fresh_lines.erase(fresh_lines.begin());  // the header: a log has one, at its start
   ASSERT_EQ(after.size(), fresh_lines.size());
   for (size_t i = 0; i < after.size(); i++) EXPECT_EQ(after[i], fresh_lines[i]) << "record " << i;
   EXPECT_EQ(Sensor(reset.get(), dr.get()), Sensor(fresh.get(), df.get()));

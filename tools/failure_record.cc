@@ -25,7 +25,7 @@ std::string FailureCsv(const std::string& header, double time, const std::string
       row += JsonNumber(time);
     } else if (column == "kind") {
       row += "failure";
-    } else if (column == "detail") {
+    } else if (column == "error") {
       row += quoted;
     }
   }

@@ -73,6 +73,7 @@ int RunRigid(const Args& args) {
   CheckNotTheModel("--out", args.out, path);
   saltation::OutputFile out;  // opened before the run: an unwritable path fails now
   if (!args.out.empty()) out.Open(args.out);
+  if (out.is_open()) out.WriteLine(saltation::EventLogHeader(model, options, args.grazing, path));
 
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, detection margin %.3g m\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), model.ndx(), model.detect_margin());
@@ -183,6 +184,7 @@ int RunRecord(const Args& args) {
   if (!args.out.empty()) out.Open(args.out);
   if (!args.csv.empty()) csv.Open(args.csv);
   if (!args.phi_out.empty()) phi_out.Open(args.phi_out);
+  if (out.is_open()) out.WriteLine(saltation::EventLogHeader(hook, path));
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, timestep %g s, %s, detection margin %.3g m, propagation %s\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m.get()), m->opt.timestep,
               m->opt.integrator == mjINT_RK4 ? "RK4" : m->opt.integrator == mjINT_EULER ? "Euler" : "implicit",

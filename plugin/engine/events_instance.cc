@@ -10,6 +10,7 @@
 
 #include "saltation/errors.h"
 #include "saltation/event_json.h"
+#include "saltation/event_log_header.h"
 
 namespace saltation {
 namespace {
@@ -100,6 +101,9 @@ void EventsInstance::Compute(const mjModel* m, mjData* d, int instance) {
   if (!follower_) {
     follower_ = std::make_unique<StepFollower>(m, config_.hook);
     follower_->on_event = [this](const HookEvent& ev) { OnEvent(ev); };
+    // a log starts with its header (event_log_header.h); a file that has lines already (another
+    // instance's, an earlier run's) is appended to as it is
+    if (log_fd_ >= 0 && ::lseek(log_fd_, 0, SEEK_END) == 0) WriteLog(EventLogHeader(follower_->hook(), "", "plugin"));
   }
   follower_->Observe(m, d);
   const double values[kSensorSize] = {

@@ -1,5 +1,9 @@
 #include "saltation/event_json.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -9,14 +13,15 @@
 namespace saltation {
 namespace {
 
+// the shortest text that reads back as x bit for bit (std::to_chars), null when not finite
 void Number(std::ostringstream& out, double x) {
   if (!std::isfinite(x)) {
     out << "null";
     return;
   }
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", x);
-  out << buf;
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), x);
+  out.write(buf, r.ptr - buf);
 }
 
 void Vector(std::ostringstream& out, const Eigen::VectorXd& v) {
@@ -28,13 +33,65 @@ void Vector(std::ostringstream& out, const Eigen::VectorXd& v) {
   out << ']';
 }
 
-void Matrix(std::ostringstream& out, const Eigen::MatrixXd& A) {
-  out << '[';
-  for (Eigen::Index i = 0; i < A.rows(); i++) {
-    if (i) out << ',';
-    Vector(out, A.row(i).transpose());
+// the bits of x, little-endian, whatever the host's byte order
+void AppendDouble(std::string& bytes, double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  for (int b = 0; b < 8; b++) bytes += static_cast<char>((u >> (8 * b)) & 0xFF);
+}
+
+std::string Base64(const std::string& bytes) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const size_t n = std::min<size_t>(3, bytes.size() - i);
+    std::uint32_t v = 0;
+    for (size_t k = 0; k < 3; k++) v = (v << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0);
+    for (size_t k = 0; k < 4; k++) out += k <= n ? kAlphabet[(v >> (18 - 6 * k)) & 63] : '=';
   }
-  out << ']';
+  return out;
+}
+
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+
+// the base's entry (i, j): 0, the identity's, or the reference matrix's
+double BaseEntry(int base, const Eigen::MatrixXd* reference, Eigen::Index i, Eigen::Index j) {
+  if (base == 2) return (*reference)(i, j);
+  return base == 1 && i == j ? 1.0 : 0.0;
+}
+
+// {"shape":[r,c],"base":B,"mask":…,"data":…} (event_json.h): of the bases zero, identity and the
+// reference, the one that leaves the fewest entries to store
+void Matrix(std::ostringstream& out, const Eigen::MatrixXd& A, const Eigen::MatrixXd* reference = nullptr,
+            const char* reference_name = nullptr) {
+  const Eigen::Index rows = A.rows(), cols = A.cols();
+  const bool have_reference = reference && reference->rows() == rows && reference->cols() == cols;
+  int best = 0;
+  Eigen::Index best_count = -1;
+  for (int base = 0; base < (have_reference ? 3 : 2); base++) {
+    Eigen::Index count = 0;
+    for (Eigen::Index i = 0; i < rows; i++) {
+      for (Eigen::Index j = 0; j < cols; j++) count += SameBits(A(i, j), BaseEntry(base, reference, i, j)) ? 0 : 1;
+    }
+    if (best_count < 0 || count < best_count) {
+      best = base;
+      best_count = count;
+    }
+  }
+  std::string mask(static_cast<size_t>((rows * cols + 7) / 8), '\0'), data;
+  data.reserve(8 * static_cast<size_t>(best_count));
+  for (Eigen::Index i = 0; i < rows; i++) {
+    for (Eigen::Index j = 0; j < cols; j++) {
+      if (SameBits(A(i, j), BaseEntry(best, reference, i, j))) continue;
+      const Eigen::Index k = i * cols + j;
+      mask[k >> 3] = static_cast<char>(mask[k >> 3] | (1 << (k & 7)));
+      AppendDouble(data, A(i, j));
+    }
+  }
+  out << "{\"shape\":[" << rows << ',' << cols << "],\"base\":\""
+      << (best == 2 ? reference_name : best == 1 ? "identity" : "zero") << "\",\"mask\":\"" << Base64(mask)
+      << "\",\"data\":\"" << Base64(data) << "\"}";
 }
 
 void String(std::ostringstream& out, const std::string& s) {
@@ -67,13 +124,28 @@ void Labels(std::ostringstream& out, const Model& model, const std::vector<Conta
 void Key(std::ostringstream& out, const char* key) { out << ",\"" << key << "\":"; }
 void NumberField(std::ostringstream& out, const char* key, double x) { Key(out, key), Number(out, x); }
 void VectorField(std::ostringstream& out, const char* key, const Eigen::VectorXd& v) { Key(out, key), Vector(out, v); }
-void MatrixField(std::ostringstream& out, const char* key, const Eigen::MatrixXd& A) { Key(out, key), Matrix(out, A); }
+void MatrixField(std::ostringstream& out, const char* key, const Eigen::MatrixXd& A,
+                 const Eigen::MatrixXd* reference = nullptr, const char* reference_name = nullptr) {
+  Key(out, key), Matrix(out, A, reference, reference_name);
+}
 void StringField(std::ostringstream& out, const char* key, const std::string& v) { Key(out, key), String(out, v); }
 void LabelsField(std::ostringstream& out, const Model& model, const char* key, const std::vector<ContactId>& ids) {
   Key(out, key), Labels(out, model, ids);
 }
 
 }  // namespace
+
+std::string CompactMatrixJson(const Eigen::MatrixXd& A, const Eigen::MatrixXd* reference, const char* reference_name) {
+  std::ostringstream out;
+  Matrix(out, A, reference, reference_name);
+  return out.str();
+}
+
+std::string ShortestJsonNumber(double x) {
+  std::ostringstream out;
+  Number(out, x);
+  return out.str();
+}
 
 // the fields of a rigid event, from "{" up to its last field (the caller closes the object)
 // body1, body2: the bodies of the contact's geoms (name, or "#id" when unnamed)
@@ -96,6 +168,7 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
   if (ev.has_xi) {
     // the rigid event's fields under the hook's kind and grazing verdict
     RigidFields(out, model, ev.rigid, ev.kind, ev.grazing);
+    if (ev.group >= 0) out << ",\"group\":" << ev.group;
     out << ",\"proxy\":" << (ev.proxy ? "true" : "false") << '}';
     return out.str();
   }
@@ -129,33 +202,6 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
   return out.str();
 }
 
-std::string HookEventCsvHeader() {
-  return "time,kind,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,detail";
-}
-
-std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
-  if (ev.xi_pending) throw ConfigError("event's Ξ is not complete yet (Ξ on demand): call Hook::CompleteXi first");
-  std::ostringstream out;
-  auto num = [&](double x) { Number(out, x); };
-  num(ev.time);
-  out << ',' << EventKindName(ev.kind) << ',' << (ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "") << ','
-      << (ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "") << ',';
-  num(ev.restitution);
-  out << ',';
-  if (ev.has_xi) {
-    num(ev.rigid.xi.transversality);
-    out << ',';
-    num(ev.rigid.xi.transversality_rel);
-    out << ',';
-    num(ev.rigid.xi.Norm());
-  } else {
-    out << ",,";
-  }
-  out << ',' << (ev.grazing ? "true" : "false") << ',';
-  out << EventDetail(ev);
-  return out.str();
-}
-
 static void RigidFields(std::ostringstream& out, const Model& model, const RigidEvent& ev, EventKind kind,
                         bool grazing) {
   const SaltationMatrix& xi = ev.xi;
@@ -174,9 +220,10 @@ static void RigidFields(std::ostringstream& out, const Model& model, const Rigid
   VectorField(out, "f_plus", xi.f_plus);
   VectorField(out, "grad_g", xi.grad_g);
   VectorField(out, "dt_dx", xi.dt_dx);
-  MatrixField(out, "xi", xi.Dense());
+  const Eigen::MatrixXd dreset = xi.reset.Dense();
+  MatrixField(out, "xi", xi.Dense(), &dreset, "dreset");  // Ξ − DΔ = u∇gᵀ: few columns differ
   NumberField(out, "xi_norm", xi.Norm());
-  MatrixField(out, "dreset", xi.reset.Dense());
+  MatrixField(out, "dreset", dreset);
   out << ",\"bracket\":[";
   Number(out, ev.bracket_lo);
   out << ',';

@@ -116,6 +116,29 @@ void Hook::Step(mjData* d) {
   }
   if (!started_) Reset(d);
   if (!options_.keep_events) events_.clear();
+  step_first_ = events_.size();
+  try {
+    Advance(d);
+  } catch (...) {
+    Deliver(step_first_);  // what was found before the failure is still reported
+    throw;
+  }
+  Deliver(step_first_);
+}
+
+void Hook::Deliver(size_t first) {
+  if (first >= events_.size()) return;
+  // near misses (at x_{k−1}) are found after the step's crossings (in [t_{k−1}, t_k]), and a
+  // simultaneous record (at its first member's time) after its members: sorted here
+  std::stable_sort(events_.begin() + static_cast<std::ptrdiff_t>(first), events_.end(),
+                   [](const HookEvent& a, const HookEvent& b) { return a.time < b.time; });
+  if (!on_event) return;
+  const size_t end = events_.size();  // a handler does not add records
+  for (size_t i = first; i < end; i++) on_event(events_[i]);
+}
+
+void Hook::Advance(mjData* d) {
+  const double dt = m_->opt.timestep;
   const double time_before = d->time;
   Capture(m_, d, *cur_);
   const int resets_before = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
@@ -168,8 +191,7 @@ void Hook::Step(mjData* d) {
 }
 
 void Hook::Emit(HookEvent ev) {
-  events_.push_back(std::move(ev));
-  if (on_event) on_event(events_.back());
+  events_.push_back(std::move(ev));  // passed to on_event by Deliver, at the end of the step
   // chatter and Zeno records the event implies, emitted from inside (a copy: Emit grows events_)
   const HookEvent& stored = events_.back();
   if (ChangesContact(stored.kind)) {

@@ -124,11 +124,13 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     for (const ContactId& id : first.rigid.impact.candidates) {
       if (FindInMode(first.rigid.mode_before, id, 1e-12) < 0) group.push_back(id);
     }
+    std::vector<const HookEvent*> members = {&first};
     for (size_t j = i + 1; j < step_events.size(); j++) {
       const HookEvent& other = step_events[j];
       if (other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
           other.time - first.time <= options_.simultaneous_time) {
         group.push_back(other.contact);
+        members.push_back(&other);
       }
     }
     if (group.size() < 2) continue;
@@ -137,6 +139,16 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     sim.time = first.time;
     sim.contact = first.contact;
     sim.group = group_counter_++;
+    // the members' stored records (this step's, not delivered yet) carry the group's id
+    for (const HookEvent* member : members) {
+      for (size_t k = step_first_; k < events_.size(); k++) {
+        HookEvent& stored = events_[k];
+        if (stored.has_xi && stored.time == member->time && stored.kind == member->kind &&
+            stored.contact.geom1 == member->contact.geom1 && stored.contact.geom2 == member->contact.geom2) {
+          stored.group = sim.group;
+        }
+      }
+    }
     sim.group_size = static_cast<int>(group.size());
     if (first.deferred) {
       auto deferred = std::make_shared<HookDeferred>(*first.deferred);

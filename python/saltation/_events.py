@@ -1,17 +1,24 @@
 """Event records: what the JSON Lines logs hold (the CLI's, the engine plugin's), as Python objects.
 
-One schema for the Hook, the rigid simulator, floquet and read_events: the C++ library writes each
-record as JSON (17 significant digits, so the numbers are the C++ ones bit for bit) and this module
-reads it.
+One schema for the Hook, the rigid simulator, floquet and read_events (docs/log-format.md): the
+C++ library writes each record as JSON — numbers as the shortest text that reads back bit for
+bit, matrices in the compact form {"shape", "base", "mask", "data"} (base64 of the IEEE doubles
+that differ from the base) — and this module reads it back to the same doubles.
 """
+import base64
+import binascii
 import json
 import math
 
 import numpy as np
 
+SCHEMA = "saltation.events/2"
+
 # fields holding vectors or matrices: numpy arrays in Event and in read_events' DataFrame
 ARRAY_FIELDS = ("point", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "dreset", "bracket",
                 "composite_first", "composite_reverse")
+# matrix fields, in the order they are decoded (a matrix's base may be one decoded before it)
+MATRIX_FIELDS = ("dreset", "xi", "composite_first", "composite_reverse")
 
 
 # every field a record may carry (event_json.h); a record without one reads None
@@ -23,12 +30,79 @@ FIELDS = frozenset((
     "normal_velocity_minus", "normal_velocity_plus"))
 
 
+def _b64(text, what):
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be a base64 string")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"{what} is not base64") from None
+
+
+def decode_matrix(value, decoded=None):
+    """A matrix field of a record as an ndarray, the doubles written bit for bit: the compact
+    form {"shape": [r, c], "base": "zero" | "identity" | <field>, "mask": base64, "data": base64}
+    (docs/log-format.md; `decoded`: the record's matrices decoded so far, for a base that names
+    one), or nested lists. None stays None. ValueError for anything malformed."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return _array(value)
+    if not isinstance(value, dict) or set(value) != {"shape", "base", "mask", "data"}:
+        raise ValueError("a matrix must be an object with shape, base, mask and data")
+    shape = value["shape"]
+    if (not isinstance(shape, list) or len(shape) != 2 or
+            not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 1 << 24 for n in shape) or
+            shape[0] * shape[1] > 1 << 24):
+        raise ValueError(f"bad matrix shape {shape!r}")
+    rows, cols = shape
+    base = value["base"]
+    if base == "zero":
+        a = np.zeros((rows, cols))
+    elif base == "identity":
+        a = np.eye(rows, cols)
+    elif decoded is not None and isinstance(base, str) and decoded.get(base) is not None:
+        a = np.array(decoded[base], dtype=float)
+        if a.shape != (rows, cols):
+            raise ValueError(f"base {base!r} has another shape")
+    else:
+        raise ValueError(f"base {base!r} is not zero, identity or a matrix of this record decoded before")
+    mask = _b64(value["mask"], "mask")
+    if len(mask) != (rows * cols + 7) // 8:
+        raise ValueError(f"mask has {len(mask)} bytes, not ceil(rows*cols/8) = {(rows * cols + 7) // 8}")
+    bits = np.unpackbits(np.frombuffer(mask, dtype=np.uint8), bitorder="little").astype(bool)
+    if bits[rows * cols:].any():
+        raise ValueError("mask has bits set beyond rows*cols")
+    data = _b64(value["data"], "data")
+    stored = int(bits.sum())
+    if len(data) != 8 * stored:
+        raise ValueError(f"data holds {len(data) / 8:g} doubles, mask marks {stored}")
+    flat = a.reshape(-1)
+    flat[bits[:rows * cols]] = np.frombuffer(data, dtype="<f8")
+    return flat.reshape(rows, cols)
+
+
 def _array(value):
     if value is None:
         return None
+    if isinstance(value, dict):
+        return decode_matrix(value)
     return np.array([[np.nan if v is None else v for v in row] for row in value], dtype=float) \
         if value and isinstance(value[0], list) else \
         np.array([np.nan if v is None else v for v in value], dtype=float)
+
+
+def _decode_record(record):
+    """The record with its vector and matrix fields as ndarrays (matrices on their bases)."""
+    out = dict(record)
+    decoded = {}
+    for key in MATRIX_FIELDS:
+        if key in out:
+            out[key] = decoded[key] = decode_matrix(out[key], decoded)
+    for key in ARRAY_FIELDS:
+        if key in out and key not in decoded:
+            out[key] = _array(out[key])
+    return out
 
 
 def _number(value):
@@ -44,14 +118,16 @@ class Event:
     transversality (∇gᵀF⁻), transversality_rel (dimensionless), grazing, f_minus, f_plus, grad_g,
     dt_dx (ndarray ndx), xi, dreset (ndarray ndx × ndx, rows and columns as state_labels(m)),
     xi_norm, mode_before, mode_after, released (contact labels), rank (rank after the event),
-    bracket, proxy, impact, group, size, order_spread, composite_first, composite_reverse,
+    bracket, proxy, impact, group (a simultaneous group's id: on its record and on its members),
+    size, order_spread, composite_first, composite_reverse,
     min_gap, accumulation_time, ratio, normal_velocity_minus, normal_velocity_plus.
     """
 
-    __slots__ = ("_record",)
+    __slots__ = ("_record", "_decoded")
 
     def __init__(self, record):
         self._record = dict(record)
+        self._decoded = None
 
     @classmethod
     def from_json(cls, line):
@@ -71,7 +147,10 @@ class Event:
             raise AttributeError(f"an event record has no field '{name}'")
         value = record[name]
         if name in ARRAY_FIELDS:
-            return _array(value)
+            if object.__getattribute__(self, "_decoded") is None:
+                self._decoded = _decode_record(record)
+            decoded = self._decoded[name]
+            return None if decoded is None else decoded.copy()
         if isinstance(value, (int, float)) or value is None:
             return _number(value) if not isinstance(value, bool) else value
         return value
@@ -89,12 +168,18 @@ class Event:
 
 
 def read_events(path):
-    """A JSON Lines log (saltation record --out, the plugin's `log`) as a pandas DataFrame: one row
-    per record, vector and matrix fields as numpy arrays. FileNotFoundError for a missing file,
-    ValueError naming the line for a line that is not a JSON object."""
+    """A JSON Lines log (saltation record/rigid --out, the plugin's `log`) as a pandas DataFrame:
+    one row per record, in time order, vector and matrix fields as numpy arrays (the doubles
+    written, bit for bit). The header record is df.attrs["header"] (a dict: model, nq, nv, na,
+    timestep, integrator, state_labels — the row and column names of every Ξ —, units, options).
+    FileNotFoundError for a missing file; ValueError naming the line for a log that is not one
+    (no header, a line that is not a JSON object, a malformed matrix, records out of time order).
+    """
     import pandas as pd
 
     rows = []
+    header = None
+    last_time = -math.inf
     with open(path) as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
@@ -105,8 +190,36 @@ def read_events(path):
                 raise ValueError(f"{path}:{number}: not a JSON record ({e.msg})") from None
             if not isinstance(record, dict):
                 raise ValueError(f"{path}:{number}: not a JSON object")
-            for key in ARRAY_FIELDS:
-                if key in record:
-                    record[key] = _array(record[key])
+            if header is None:
+                if record.get("kind") != "header":
+                    raise ValueError(f"{path}:{number}: the first record is not the header (\"kind\": \"header\"): "
+                                     "a log of an older saltation, or not a log")
+                if record.get("schema") != SCHEMA:
+                    raise ValueError(f"{path}:{number}: schema {record.get('schema')!r} is not {SCHEMA!r}")
+                labels = record.get("state_labels")
+                ndx = 2 * record.get("nv", -1) + record.get("na", -1)
+                if not isinstance(labels, list) or len(labels) != ndx:
+                    raise ValueError(f"{path}:{number}: state_labels must name 2nv + na = {ndx} coordinates")
+                header = record
+                continue
+            if record.get("kind") == "header":
+                raise ValueError(f"{path}:{number}: a second header (logs of two runs in one file?)")
+            time = record.get("time")
+            if not isinstance(time, (int, float)) or isinstance(time, bool):
+                raise ValueError(f"{path}:{number}: \"time\" must be a number")
+            if time < last_time:
+                raise ValueError(f"{path}:{number}: records out of time order ({time} s after {last_time} s)")
+            last_time = time
+            try:
+                record = _decode_record(record)
+            except ValueError as e:
+                raise ValueError(f"{path}:{number}: {e}") from None
+            for key in MATRIX_FIELDS:
+                if record.get(key) is not None and record[key].shape != (ndx, ndx):
+                    raise ValueError(f"{path}:{number}: {key} is {record[key].shape}, not ndx × ndx = ({ndx}, {ndx})")
             rows.append(record)
-    return pd.DataFrame(rows)
+    if header is None:
+        raise ValueError(f"{path}: empty log: no header")
+    df = pd.DataFrame(rows)
+    df.attrs["header"] = header
+    return df

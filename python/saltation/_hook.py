@@ -1,9 +1,12 @@
 """saltation.Hook: the C++ engine hook on mujoco.MjModel / mujoco.MjData."""
+import json
 import numbers
+import os
 
 from . import _core
 from ._core import ConfigError
 from ._events import Event
+from ._files import write_atomically
 
 
 class Hook:
@@ -50,6 +53,20 @@ class Hook:
         while len(self._events) < n:
             self._events.append(Event.from_json(self._hook.event_json(len(self._events))))
         return list(self._events)
+
+    def header(self, model=""):
+        """The log header record of this hook (a dict, docs/log-format.md): versions, the model's
+        sizes, timestep, integrator, state_labels (Ξ's rows), units and the options in effect.
+        model: the model's path, to name it in the header."""
+        return json.loads(self._hook.header_json(os.fspath(model)))
+
+    def write_log(self, path, model=""):
+        """Writes the header and every record so far as a JSON Lines log (the format of
+        saltation record --out, read back by saltation.read_events), through a temporary file and
+        a rename."""
+        lines = [self._hook.header_json(os.fspath(model))]
+        lines += [self._hook.event_json(i) for i in range(self._hook.num_events())]
+        write_atomically(path, "\n".join(lines) + "\n")
 
     @property
     def untracked_pairs(self):

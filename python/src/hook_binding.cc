@@ -13,6 +13,7 @@
 #include "mujoco_objects.h"
 #include "saltation/errors.h"
 #include "saltation/event_json.h"
+#include "saltation/event_log_header.h"
 #include "saltation/hook.h"
 #include "saltation/scene_markers.h"
 
@@ -123,6 +124,8 @@ void BindHook(py::module_& m) {
       .def("reset", &PyHook::Reset, py::arg("data"))
       .def("num_events", &PyHook::NumEvents)
       .def("event_json", &PyHook::EventJson, py::arg("index"))
+      .def("header_json", [](const PyHook& h, const std::string& model) { return EventLogHeader(h.hook(), model, "python"); },
+           py::arg("model"))
       .def("markers", &PyHook::Markers, py::arg("time"), py::arg("fade"))
       .def_property_readonly("untracked_pairs", [](const PyHook& h) { return h.hook().untracked_pairs(); })
       .def_property_readonly("active_contacts", [](const PyHook& h) { return h.hook().mode().contacts.size(); })

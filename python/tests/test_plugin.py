@@ -58,7 +58,8 @@ def test_plugin_gives_the_hooks_records_and_the_documented_sensor(tmp_path):
         mujoco.mj_step(m, d)
         hook.step(dh)
     mujoco.mj_forward(m, d)  # the plugin sees the last step at the next evaluation
-    records = [json.loads(line) for line in log.read_text().splitlines()]
+    header, *records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert header["kind"] == "header" and header["source"] == "plugin"
     events = hook.events
     assert len(records) >= 8
     assert records == [ev.to_dict() for ev in events]

@@ -19,7 +19,8 @@ def test_rigid_is_the_cli_rigid(cli, scene_file, tmp_path):
     d = mujoco.MjData(m)
     mujoco.mj_resetDataKeyframe(m, d, 0)
     events = saltation.rigid(m, d, duration=1.0)
-    cpp = [json.loads(line) for line in out.read_text().splitlines()]
+    header, *cpp = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["kind"] == "header" and header["source"] == "rigid"
     assert len(cpp) >= 3
     assert [ev.to_dict() for ev in events] == cpp
 
@@ -45,11 +46,16 @@ def test_read_events(cli, scene_file, tmp_path):
     cli("record", scene_file, "--keyframe", "throw", "--duration", "1", "--out", out, "--quiet")
     df = saltation.read_events(out)
     lines = out.read_text().splitlines()
-    assert len(df) == len(lines)
+    assert len(df) == len(lines) - 1  # the header is df.attrs["header"]
+    m = mujoco.MjModel.from_xml_path(str(scene_file))
+    assert df.attrs["header"]["state_labels"] == saltation.state_labels(m)
+    assert list(df.time) == sorted(df.time)
     row = df[df.kind == "touchdown"].iloc[0]
     nx = 2 * 12
     assert isinstance(row.xi, np.ndarray) and row.xi.shape == (nx, nx)
-    assert row.xi[0, 0] == json.loads(lines[df.index[df.kind == "touchdown"][0]])["xi"][0][0]
+    # the same doubles as the Hook's own record of the event (both decode the compact form)
+    hook_xi = saltation.Event.from_json(lines[1 + df.index[df.kind == "touchdown"][0]]).xi
+    assert np.array_equal(row.xi, hook_xi) and row.xi.tobytes() == hook_xi.tobytes()
     (tmp_path / "bad.jsonl").write_text(lines[0] + "\n{not json\n")
     with pytest.raises(ValueError, match="bad.jsonl:2: not a JSON record"):
         saltation.read_events(tmp_path / "bad.jsonl")

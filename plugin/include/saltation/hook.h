@@ -64,14 +64,16 @@ class Hook {
   void Reset(const mjData* d);
 
   // One mj_step(m, d), then the bookkeeping. Events found are appended to events() and passed to
-  // on_event as they are found. ConfigError for a timestep that is not positive and finite;
+  // on_event at the end of the step that found them, in time order (a step's records are sorted,
+  // stably, by time; every later step's records are no earlier), so events() and the stream are
+  // in non-decreasing time. Members of a simultaneous group carry its id (HookEvent::group). ConfigError for a timestep that is not positive and finite;
   // NumericalError when MuJoCo found a bad position, velocity or acceleration and reset d (the
   // time before the step is named), or when the step leaves d->time where it was (a timestep below
   // its resolution).
   void Step(mjData* d);
 
-  // called for each event as it is found; the handler may call CompleteXi on it (the stored
-  // record is the one passed)
+  // called for each event at the end of the step that found it, in time order; the handler may
+  // call CompleteXi on it (the stored record is the one passed)
   std::function<void(HookEvent&)> on_event;
 
   const std::vector<HookEvent>& events() const { return events_; }
@@ -114,6 +116,8 @@ class Hook {
                         const std::vector<ContactId>& group, HookEvent& sim);
   std::shared_ptr<HookDeferred> Defer(const SavedStep& base) const;
   void Emit(HookEvent ev);
+  void Advance(mjData* d);       // Step's work after its checks
+  void Deliver(size_t first);    // sorts events_[first..] by time and passes them to on_event
 
   ModelPtr stepped_model_;  // the copy Step passes to mj_step (widened margins and gaps)
   mjModel* m_ = nullptr;    // stepped_model_.get()
@@ -136,6 +140,7 @@ class Hook {
   int head_ = 0;
   std::vector<HookEvent> events_;
   int group_counter_ = 0;
+  size_t step_first_ = 0;  // index in events_ of the current step's first record
   long step_index_ = 0;
 };
 
