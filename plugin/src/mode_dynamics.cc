@@ -225,6 +225,7 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   const mjModel* m = model.mj();
   mjData* d = data.main();
   const int nv = m->nv;
+  ApplyMocapMotion(model, data, x.time);  // no-op without Options::mocap_motion
 
   // MuJoCo's pipeline up to qacc_smooth without the constraint solver, and of the position stage
   // only what it reads: kinematics, M and its factor, the mode's own geom pairs (no broad phase,

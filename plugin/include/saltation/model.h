@@ -51,8 +51,9 @@ struct Options {
   // prescribed motion of the mocap bodies (empty: they stay where the mjModel puts them, at rest).
   // With it the touchdown guard of a contact on a mocap body depends on time (∂g/∂t = the
   // surface's normal velocity), impacts take the velocity relative to the surface and Ξ has the
-  // time terms (events.h). Event-level only so far: the rigid reference's guards and a contact
-  // sustained on a moving surface (its ∂²g/∂t² bias) do not see the motion.
+  // time terms (events.h); mode evaluations and RK4 step ends place the mocap bodies at their
+  // state's time, so the rigid reference locates strikes on moving surfaces. Not modelled: a
+  // contact sustained on a moving surface (its ∂²g/∂t² bias), rotating surfaces.
   MocapMotion mocap_motion;
 };
 
