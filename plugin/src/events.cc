@@ -55,7 +55,9 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   const HybridState s{x, mode};
   RigidEvent ev = EventAt(EventKind::kTouchdown, x, mode);
 
-  // the point that fired, and every other point touching at the same instant
+  // the point that fired, and every other point touching at the same instant (the mocap bodies
+  // where their prescribed motion has them at the event)
+  ApplyMocapMotion(model, data, x.time);
   mjData* d = data.main();
   EvaluatePosition(model, d, s.x.qpos.data());
   std::vector<ContactPoint> points;
@@ -70,6 +72,8 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   ev.point = trigger.pos;
   ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger, data.work());
+  const double dg_dt = SurfaceVelocity(model, d, trigger)(0);  // 0 unless the surface moves
+  const double rel = KineticTransversality(model, d, grad_g, s.x.qvel, dg_dt);  // d at x's configuration
   std::vector<ContactId> candidates = s.mode.contacts;
   candidates.push_back(trigger.id);
   std::vector<bool> used(points.size(), false);
@@ -86,7 +90,8 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   ev.x_plus.qvel = ev.impact.qvel_plus;
   ev.mode_after = ev.impact.sustained;
   ev.released = ReleasePulling(model, data, ev.x_plus, ev.mode_after, force_tol, &ev.rank_after);
-  ev.xi = ComputeTransversality(f_minus, grad_g);
+  ev.xi = ComputeTransversality(f_minus, grad_g, dg_dt);
+  ev.xi.transversality_rel = rel;
   ev.complete = false;
   if (complete) CompleteEvent(model, data, restitution, ev);
   return ev;
@@ -94,16 +99,26 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
 
 void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev) {
   if (ev.complete) return;
+  ApplyMocapMotion(model, data, ev.x_minus.time);
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, ev.mode_after);
   if (ev.kind == EventKind::kTouchdown) {
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
     const ResetJacobian reset = impulse_set.empty()
                                     ? ResetJacobian::Identity(model.nv(), model.na())
                                     : ImpactResetJacobian(model, data, restitution, ev.x_minus, impulse_set);
-    ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g);
+    const double rel = ev.xi.transversality_rel;  // measured at the event (TouchdownEvent)
+    Eigen::VectorXd dreset_dt;
+    if (model.options().mocap_motion && !impulse_set.empty()) {
+      dreset_dt = Eigen::VectorXd::Zero(model.ndx());
+      dreset_dt.segment(model.nv(), model.nv()) =
+          ImpactResetTimeDerivative(model, data, restitution, ev.x_minus, impulse_set);
+    }
+    ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g, ev.xi.dg_dt, dreset_dt);
+    ev.xi.transversality_rel = rel;
   } else {
     const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, ev.x_minus, ev.mode_before, ev.mode_index);
     ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), ev.xi.f_minus, f_plus, grad_g);
+    ev.xi.transversality_rel = CancellationRatio(grad_g, ev.xi.f_minus, model.nv());
   }
   ev.complete = true;
 }
@@ -177,12 +192,14 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   const int i = match[k];
   if (i < 0) throw NumericalError("released contact has no point");
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i], data.work());
+  const double rel = KineticTransversality(model, data.main(), grad_g, x.qvel);
   ev.point = points[i].pos;
   ev.mode_after = mode;
   ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, x, ev.mode_after, force_tol, &ev.rank_after);
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, ev.mode_after);
   ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_g);
+  ev.xi.transversality_rel = rel;
   return ev;
 }
 

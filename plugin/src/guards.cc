@@ -1,5 +1,8 @@
 #include "saltation/guards.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "mujoco_stages.h"
 
 #include "saltation/mode_flow.h"
@@ -13,6 +16,22 @@ Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
   Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
   grad.head(model.nv()) = rows.row(0).transpose();
   return grad;
+}
+
+double KineticTransversality(const Model& model, const mjData* d, const Eigen::VectorXd& grad_g,
+                             const Eigen::VectorXd& qvel, double dg_dt) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  const Eigen::VectorXd jn = grad_g.head(nv);
+  Eigen::VectorXd minv_jn(nv), mw(nv);
+  mj_solveM(m, const_cast<mjData*>(d), minv_jn.data(), jn.data(), 1);
+  const double w_n = jn.dot(minv_jn);  // J_n M⁻¹ J_nᵀ = 1/m_eff
+  if (!(w_n > 0)) return 0;
+  const Eigen::VectorXd w = qvel + minv_jn * (dg_dt / w_n);
+  mj_mulM(m, d, mw.data(), w.data());
+  const double energy = w.dot(mw);  // wᵀ M w = 2 T
+  if (!(energy > 0)) return 0;
+  return std::min(1.0, std::abs(jn.dot(w)) / std::sqrt(w_n * energy));
 }
 
 double LiftoffGuard(const Model& model, Data& data, const State& x, const Mode& mode, int k) {
@@ -56,7 +75,7 @@ Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State
       mju_copy(d->act, xs.act.data(), na);
       SmoothStages(m, d);
       const Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
-      const Eigen::VectorXd bias = ConstraintBias(model, data, xs, mode.contacts);
+      const Eigen::VectorXd bias = ConstraintBias(model, data, xs, mode.contacts, &center.constraints);
       solver.Solve(-(J * a_s + bias), lambda);
       g[side] = lambda(center.constraints.normal_row[k]);
     }

@@ -21,12 +21,13 @@ std::vector<double> PairRestitutions(const RestitutionTable& restitution, const 
 // `restitution_rows` gets e (per contact) for normal rows and 0 for the others
 struct SelectedRows {
   RowMatrix J;
+  Eigen::VectorXd surface;  // b: the rows' velocity of prescribed surfaces (J v + b is relative)
   Eigen::VectorXd restitution_rows;
   std::vector<int> normal_row;  // per candidate, −1 when not selected
 };
 
-SelectedRows SelectRows(const Model& model, const ConstraintSet& all, const std::vector<double>& e,
-                        const std::vector<bool>& in_set) {
+SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet& all,
+                        const std::vector<double>& e, const std::vector<bool>& in_set) {
   const int ncand = static_cast<int>(all.points.size());
   const int neq = all.J.rows() - all.ncontact_rows;
   int nrow = neq;
@@ -34,12 +35,14 @@ SelectedRows SelectRows(const Model& model, const ConstraintSet& all, const std:
   SelectedRows sel;
   sel.J.resize(nrow, model.nv());
   sel.restitution_rows.setZero(nrow);
+  sel.surface.setZero(nrow);
   sel.normal_row.assign(ncand, -1);
   int r = 0;
   for (int k = 0; k < ncand; k++) {
     if (!in_set[k]) continue;
     const int count = ContactRowCount(all.points[k]);
     sel.J.middleRows(r, count) = all.J.middleRows(all.normal_row[k], count);
+    sel.surface.segment(r, count) = SurfaceVelocity(model, d, all.points[k]);
     sel.restitution_rows(r) = e[k];
     sel.normal_row[k] = r;
     r += count;
@@ -72,7 +75,7 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   RowMatrix JMinv;
   Eigen::MatrixXd A;
   ConstraintMass(model.mj(), d, sel.J, JMinv, A);
-  const Eigen::VectorXd Jv = sel.J * v_minus;
+  const Eigen::VectorXd Jv = sel.J * v_minus + sel.surface;  // relative
   const Eigen::VectorXd target =
       -AppliedRestitution(model, sel.restitution_rows, Jv).cwiseProduct(Jv.cwiseMin(0.0));
   PsdSolver solver;
@@ -106,6 +109,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   const mjModel* m = model.mj();
   mjData* d = data.main();
   std::vector<ContactId> cand = candidates;
+  ApplyMocapMotion(model, data, x_minus.time);
   std::vector<ContactPoint> points;  // the candidates' pairs only, with M and its factor
   EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points);
   ConstraintSet all;
@@ -116,7 +120,11 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   ImpactResult out;
   out.normal_velocity_minus.resize(ncand);
   out.restitution = PairRestitutions(restitution, cand);
-  for (int k = 0; k < ncand; k++) out.normal_velocity_minus(k) = all.J.row(all.normal_row[k]).dot(v);
+  Eigen::VectorXd surface(ncand);  // each candidate's ∂g/∂t (relative normal speed = J_n v + it)
+  for (int k = 0; k < ncand; k++) {
+    surface(k) = SurfaceVelocity(model, d, all.points[k])(0);
+    out.normal_velocity_minus(k) = all.J.row(all.normal_row[k]).dot(v) + surface(k);
+  }
   const double vscale = std::max(1.0, v.norm());
   const double vtol = model.options().velocity_tol * vscale;
 
@@ -131,7 +139,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
       throw NumericalError("impact complementarity problem did not settle in " +
                            std::to_string(max_iter) + " active-set changes");
     }
-    sel = SelectRows(model, all, out.restitution, in_set);
+    sel = SelectRows(model, d, all, out.restitution, in_set);
     v_plus = ApplyImpulse(model, d, sel, v, &impulse, &out.rank);
     const double itol = 1e-10 * std::max(1.0, impulse.size() ? impulse.cwiseAbs().maxCoeff() : 0.0);
     // a contact pulling: release the worst
@@ -157,7 +165,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
     double worst_gap = -vtol;
     for (int k = 0; k < ncand; k++) {
       if (in_set[k]) continue;
-      const double vn = all.J.row(all.normal_row[k]).dot(v_plus);
+      const double vn = all.J.row(all.normal_row[k]).dot(v_plus) + surface(k);
       const double vn_minus = out.normal_velocity_minus(k);
       const double e = -vn_minus >= model.options().min_bounce_speed ? out.restitution[k] : 0.0;
       const double target = -e * std::min(vn_minus, 0.0);
@@ -184,11 +192,11 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   bool extend = false;
   for (int k = 0; k < ncand; k++) {
     if (held[k]) continue;
-    const double vn = all.J.row(all.normal_row[k]).dot(v_plus);
+    const double vn = all.J.row(all.normal_row[k]).dot(v_plus) + surface(k);
     if (vn > vtol && vn < model.options().min_bounce_speed) held[k] = extend = true;
   }
   if (extend) {
-    const SelectedRows wider = SelectRows(model, all, out.restitution, held);
+    const SelectedRows wider = SelectRows(model, d, all, out.restitution, held);
     Eigen::VectorXd wider_impulse;
     int wider_rank = 0;
     const Eigen::VectorXd wider_v = ApplyImpulse(model, d, wider, v, &wider_impulse, &wider_rank);
@@ -212,7 +220,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   out.normal_velocity_plus.resize(ncand);
   for (int k = 0; k < ncand; k++) {
     if (in_set[k]) out.normal_impulse(k) = std::max(0.0, impulse(sel.normal_row[k]));
-    out.normal_velocity_plus(k) = all.J.row(all.normal_row[k]).dot(v_plus);
+    out.normal_velocity_plus(k) = all.J.row(all.normal_row[k]).dot(v_plus) + surface(k);
     if (std::abs(out.normal_velocity_plus(k)) <= vtol) out.sustained.contacts.push_back(cand[k]);
   }
   out.kinetic_energy_minus = KineticEnergy(m, d, v);
@@ -230,7 +238,7 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
   EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
   ConstraintSet all;
   ModeConstraints(model, d, impulse_set, points, all, data.work());
-  const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
+  const SelectedRows sel = SelectRows(model, d, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
   return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank, method);
 }
@@ -260,11 +268,12 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   out.na = m->na;
 
   // ∂v⁺/∂v⁻ in closed form: v⁺ is linear in v⁻ for a fixed S (targets use J_n v⁻ < 0)
+  ApplyMocapMotion(model, data, x_minus.time);
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points);
   ConstraintSet all;
   ModeConstraints(model, d, impulse_set, points, all, data.work());
-  const SelectedRows sel = SelectRows(model, all, PairRestitutions(restitution, impulse_set),
+  const SelectedRows sel = SelectRows(model, d, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
   out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
   const int nrow = sel.J.rows();
@@ -275,7 +284,7 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
     Eigen::MatrixXd A;
     ConstraintMass(m, d, sel.J, JMinv, A);
     // rows whose J v⁻ ≥ 0 get no restitution target
-    const Eigen::VectorXd Jv = sel.J * x_minus.qvel;
+    const Eigen::VectorXd Jv = sel.J * x_minus.qvel + sel.surface;  // relative
     const Eigen::VectorXd e = AppliedRestitution(model, sel.restitution_rows, Jv);
     const Eigen::MatrixXd rhs = (Eigen::VectorXd::Ones(nrow) + e).asDiagonal() * sel.J;
     solver.Compute(A, model.options().rank_tol);  // Cholesky when clearly positive definite
@@ -298,6 +307,18 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
                        (2 * eps);
   }
   return out;
+}
+
+Eigen::VectorXd ImpactResetTimeDerivative(const Model& model, Data& data, const RestitutionTable& restitution,
+                                          const State& x_minus, const std::vector<ContactId>& impulse_set) {
+  if (!model.options().mocap_motion || impulse_set.empty()) return Eigen::VectorXd::Zero(model.nv());
+  const double h = model.options().fd_step;
+  ApplyMocapMotion(model, data, x_minus.time + h);
+  const Eigen::VectorXd vp = ImpactVelocity(model, data, restitution, x_minus.qpos, x_minus.qvel, impulse_set);
+  ApplyMocapMotion(model, data, x_minus.time - h);
+  const Eigen::VectorXd vm = ImpactVelocity(model, data, restitution, x_minus.qpos, x_minus.qvel, impulse_set);
+  ApplyMocapMotion(model, data, x_minus.time);
+  return (vp - vm) / (2 * h);
 }
 
 Eigen::MatrixXd ImpactResetJacobianFD(const Model& model, Data& data, const RestitutionTable& restitution,

@@ -40,13 +40,52 @@ namespace {
 
 // The mode's rows at configuration qpos (geometry only), on data.aux(): kinematics and the mode's
 // own geom pairs when there are no equality rows, the whole position stage otherwise.
-RowMatrix RowsAt(const Model& model, Data& data, const Eigen::VectorXd& qpos,
-                 const std::vector<ContactId>& contacts) {
+ConstraintSet SetAt(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+                    const std::vector<ContactId>& contacts) {
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, data.aux(), qpos.data(), contacts, points, false);
   ConstraintSet set;
   ModeConstraints(model, data.aux(), contacts, points, set, data.work());
-  return std::move(set.J);
+  return set;
+}
+
+RowMatrix RowsAt(const Model& model, Data& data, const Eigen::VectorXd& qpos,
+                 const std::vector<ContactId>& contacts) {
+  return std::move(SetAt(model, data, qpos, contacts).J);
+}
+
+// Rows whose J̇ the stencils form frame-free: each three-row contact's rows replaced by its world
+// relative-velocity Jacobian J_rel = frameᵀ J (frame orthonormal), which does not depend on the
+// tangent basis MuJoCo picked at that configuration. Returns J with those blocks swapped.
+RowMatrix FrameFree(const ConstraintSet& set) {
+  RowMatrix J = set.J;
+  for (size_t k = 0; k < set.points.size(); k++) {
+    if (ContactRowCount(set.points[k]) != 3) continue;
+    const int r = set.normal_row[k];
+    J.middleRows(r, 3) = set.points[k].frame.transpose() * set.J.middleRows(r, 3);
+  }
+  return J;
+}
+
+// Back from the frame-free form: the normal row as it was differentiated (n(s)ᵀJ_rel(s), the
+// normal's turning included: `normal` holds those rows' values), the tangent rows projected on the
+// centre's tangents.
+template <typename Rows>
+void ToCentreFrame(const ConstraintSet& centre, const Rows& normal, Rows& rows) {
+  for (size_t k = 0; k < centre.points.size(); k++) {
+    if (ContactRowCount(centre.points[k]) != 3) continue;
+    const int r = centre.normal_row[k];
+    const auto world = rows.middleRows(r, 3).eval();
+    rows.middleRows(r + 1, 2) = centre.points[k].frame.middleRows(1, 2) * world;
+    rows.row(r) = normal.row(r);
+  }
+}
+
+bool HasThreeRowContact(const ConstraintSet& set) {
+  for (const ContactPoint& p : set.points) {
+    if (ContactRowCount(p) == 3) return true;
+  }
+  return false;
 }
 
 // Connect equalities (3 rows) and welds (6 rows: 3 translational, 3 rotational) tie two points
@@ -110,19 +149,69 @@ void ExactAnchorBias(const mjModel* m, mjData* d, const State& x, Eigen::VectorX
 
 }  // namespace
 
+void ApplyMocapMotion(const Model& model, Data& data, double t) {
+  const MocapMotion& motion = model.options().mocap_motion;
+  if (!motion) return;
+  const mjModel* m = model.mj();
+  for (mjData* d : {data.main(), data.aux()}) {
+    d->time = t;
+    for (int i = 0; i < m->nmocap; i++) {
+      const MocapSample s = motion(t, i);
+      mju_copy3(d->mocap_pos + 3 * i, s.pos.data());
+      mju_copy4(d->mocap_quat + 4 * i, s.quat.data());
+    }
+  }
+}
+
+Eigen::VectorXd SurfaceVelocity(const Model& model, const mjData* d, const ContactPoint& p) {
+  const int rows = ContactRowCount(p);
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(rows);
+  const MocapMotion& motion = model.options().mocap_motion;
+  if (!motion) return out;
+  const mjModel* m = model.mj();
+  Eigen::Vector3d rel = Eigen::Vector3d::Zero();
+  const int geoms[2] = {p.id.geom1, p.id.geom2};
+  for (int side = 0; side < 2; side++) {
+    if (geoms[side] < 0) continue;
+    const int mocap = m->body_mocapid[m->geom_bodyid[geoms[side]]];
+    if (mocap < 0) continue;
+    const Eigen::Vector3d vel = motion(d->time, mocap).vel;
+    rel += side == 1 ? vel : Eigen::Vector3d(-vel);
+  }
+  out = p.frame.topRows(rows) * rel;
+  return out;
+}
+
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
-                               const std::vector<ContactId>& contacts) {
+                               const std::vector<ContactId>& contacts, const ConstraintSet* centre) {
   const mjModel* m = model.mj();
   const double h = model.options().jdot_step;
-  // f(s) = J(q ⊕ s v) v
+  // f(s) = (J(q ⊕ s v) v, J_rel(q ⊕ s v) v): the rows as MuJoCo frames them and frame-free
+  bool three = false;  // a three-row contact (tangent rows) at some stencil point
   auto f = [&](double s) {
     Eigen::VectorXd q = x.qpos;
     mj_integratePos(m, q.data(), x.qvel.data(), s);
-    return Eigen::VectorXd(RowsAt(model, data, q, contacts) * x.qvel);
+    const ConstraintSet set = SetAt(model, data, q, contacts);
+    three = three || HasThreeRowContact(set);
+    Eigen::MatrixXd y(set.J.rows(), 2);
+    y.col(0) = set.J * x.qvel;
+    y.col(1) = FrameFree(set) * x.qvel;
+    return y;
   };
   if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data, x.qpos, contacts).rows());
   // five-point stencil, error O(h⁴), for the rows whose J̇ MuJoCo does not give
-  Eigen::VectorXd bias = (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
+  const Eigen::MatrixXd both = (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
+  Eigen::VectorXd bias = both.col(0);
+  if (three) {
+    ConstraintSet own;
+    if (!centre) {
+      own = SetAt(model, data, x.qpos, contacts);
+      centre = &own;
+    }
+    bias = both.col(1);
+    const Eigen::VectorXd normal = both.col(0);
+    ToCentreFrame(*centre, normal, bias);
+  }
   if (HasAnchoredEquality(m)) {
     EvaluatePosition(model, data.aux(), x.qpos.data());
     ExactAnchorBias(m, data.aux(), x, bias, data.work());
@@ -136,6 +225,7 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   const mjModel* m = model.mj();
   mjData* d = data.main();
   const int nv = m->nv;
+  ApplyMocapMotion(model, data, x.time);  // no-op without Options::mocap_motion
 
   // MuJoCo's pipeline up to qacc_smooth without the constraint solver, and of the position stage
   // only what it reads: kinematics, M and its factor, the mode's own geom pairs (no broad phase,
@@ -161,7 +251,7 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   // J M⁻¹ (rows of J are right-hand sides; M is symmetric)
   Eigen::MatrixXd A;
   ConstraintMass(m, d, J, out.JMinv, A);
-  const Eigen::VectorXd bias = ConstraintBias(model, data, x, mode.contacts);
+  const Eigen::VectorXd bias = ConstraintBias(model, data, x, mode.contacts, &out.constraints);
   out.rank = SolvePsd(A, -(J * out.qacc_smooth + bias), model.options().rank_tol, out.lambda);
   out.qacc += out.JMinv.transpose() * out.lambda;
   for (size_t k = 0; k < mode.contacts.size(); k++) {
@@ -184,7 +274,8 @@ namespace {
 struct Evaluation {
   Eigen::VectorXd qacc, qacc_smooth, act_dot, lambda;
   RowMatrix J, JMinv, Jdot;
-  PsdSolver solver;  // of J M⁻¹ Jᵀ
+  ConstraintSet set;  // the rows' points (their frames: tangent rows in the centre's frame)
+  PsdSolver solver;   // of J M⁻¹ Jᵀ
 };
 
 // method: the center picks Cholesky when J M⁻¹ Jᵀ is clearly positive definite, the
@@ -203,11 +294,9 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points);
   mj_transmission(m, d);
-  {
-    ConstraintSet set;
-    ModeConstraints(model, d, mode.contacts, points, set, data.work());
-    e.J = std::move(set.J);
-  }
+  ConstraintSet& centre = e.set;
+  ModeConstraints(model, d, mode.contacts, points, centre, data.work());
+  e.J = centre.J;
   SmoothStages(m, d);
   e.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
   e.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);
@@ -221,7 +310,14 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
     Eigen::VectorXd qp = x.qpos, qm = x.qpos;
     mj_integratePos(m, qp.data(), x.qvel.data(), h);
     mj_integratePos(m, qm.data(), x.qvel.data(), -h);
-    e.Jdot = (RowsAt(model, data, qp, mode.contacts) - RowsAt(model, data, qm, mode.contacts)) / (2 * h);
+    const ConstraintSet plus = SetAt(model, data, qp, mode.contacts);
+    const ConstraintSet minus = SetAt(model, data, qm, mode.contacts);
+    e.Jdot = (plus.J - minus.J) / (2 * h);
+    if (HasThreeRowContact(centre)) {  // tangent rows in the centre's frame (ConstraintBias)
+      const RowMatrix normal = e.Jdot;
+      e.Jdot = (FrameFree(plus) - FrameFree(minus)) / (2 * h);
+      ToCentreFrame(centre, normal, e.Jdot);
+    }
   } else {
     e.Jdot = RowMatrix::Zero(nrow, nv);
   }
@@ -266,8 +362,12 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
     }
   }
 
-  // configuration columns: forward differences of whole evaluations; keep (∂J/∂qᵢ) v
+  // configuration columns: forward differences of whole evaluations; keep (∂J/∂qᵢ) v, for a
+  // three-row contact's tangent rows t_cᵀ(∂J_rel/∂qᵢ) v with the centre's tangents t_c, as the bias
+  // differentiates them (ConstraintBias)
+  const bool three = HasThreeRowContact(center.set);
   const Eigen::VectorXd Jv = center.J * x.qvel;
+  const Eigen::VectorXd Jv_free = three ? Eigen::VectorXd(FrameFree(center.set) * x.qvel) : Jv;
   Eigen::MatrixXd dJv(nrow, nv);
   Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
   for (int i = 0; i < nv; i++) {
@@ -276,7 +376,15 @@ Eigen::MatrixXd ModeVectorFieldJacobian(const Model& model, Data& data, const St
     const Evaluation p = EvaluateWithJdot(model, data, Integrate(m, x, e), mode, center.solver.method());
     jac.block(nv, i, nv, 1) = (p.qacc - center.qacc) / eps;
     jac.block(2 * nv, i, na, 1) = (p.act_dot - center.act_dot) / eps;
-    if (nrow) dJv.col(i) = (p.J * x.qvel - Jv) / eps;
+    if (nrow) {
+      Eigen::VectorXd col = (p.J * x.qvel - Jv) / eps;
+      if (three) {
+        Eigen::VectorXd free = (FrameFree(p.set) * x.qvel - Jv_free) / eps;
+        ToCentreFrame(center.set, col, free);
+        col = free;
+      }
+      dJv.col(i) = col;
+    }
   }
 
   Eigen::MatrixXd da = das;

@@ -19,6 +19,7 @@ Eigen::VectorXd AmbientRate(const Model& model, Data& data, const State& x, cons
 State AddAmbient(const mjModel* m, const State& x, const Eigen::VectorXd& k, double h) {
   const int nq = m->nq, nv = m->nv, na = m->na;
   State y = x;
+  y.time = x.time + h;  // the stage's time (a prescribed mocap motion is evaluated there)
   y.qpos += h * k.head(nq);
   y.qvel += h * k.segment(nq, nv);
   y.act += h * k.segment(nq + nv, na);
@@ -41,6 +42,9 @@ State Rk4Step(const Model& model, Data& data, const State& x, const Mode& mode, 
   const Eigen::VectorXd k4 = AmbientRate(model, data, AddAmbient(m, x, k3, h), mode);
   State y = Normalized(m, AddAmbient(m, x, k1 + 2 * k2 + 2 * k3 + k4, h / 6));
   y.time = x.time + h;
+  // the mocap bodies where their prescribed motion has them at the step's end, for the guards the
+  // caller evaluates there (RigidSimulator's touchdown gaps); no-op without Options::mocap_motion
+  ApplyMocapMotion(model, data, y.time);
   return y;
 }
 

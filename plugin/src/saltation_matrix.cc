@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "saltation/errors.h"
 
@@ -33,8 +34,7 @@ SaltationMatrix ComputeTransversality(const Eigen::VectorXd& f_minus, const Eige
   xi.grad_g = grad_g;
   xi.dg_dt = dg_dt;
   xi.transversality = grad_g.dot(f_minus) + dg_dt;
-  const double scale = grad_g.norm() * f_minus.norm();
-  xi.transversality_rel = scale > 0 ? std::abs(grad_g.dot(f_minus)) / scale : 0;
+  xi.transversality_rel = std::numeric_limits<double>::quiet_NaN();
   if (xi.transversality == 0 || !std::isfinite(xi.transversality)) {
     throw NumericalError("saltation matrix undefined: transversality ∇gᵀF⁻ is zero or not finite "
                          "(a grazing contact)");
@@ -45,15 +45,30 @@ SaltationMatrix ComputeTransversality(const Eigen::VectorXd& f_minus, const Eige
 
 SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
                                  const Eigen::VectorXd& f_plus, const Eigen::VectorXd& grad_g,
-                                 double dg_dt) {
+                                 double dg_dt, const Eigen::VectorXd& dreset_dt) {
   SaltationMatrix xi = ComputeTransversality(f_minus, grad_g, dg_dt);
   xi.reset = reset;
   xi.f_plus = f_plus;
-  xi.correction = (f_plus - ApplyReset(reset, f_minus)) / xi.transversality;
+  xi.correction = f_plus - ApplyReset(reset, f_minus);
+  if (dreset_dt.size() > 0) {
+    if (dreset_dt.size() != f_minus.size()) throw NumericalError("D_tΔ has the wrong size");
+    xi.dreset_dt = dreset_dt;
+    xi.correction -= dreset_dt;
+  }
+  xi.correction /= xi.transversality;
   if (!xi.correction.allFinite() || !reset.dv_dq.allFinite() || !reset.dv_dv.allFinite()) {
     throw NumericalError("saltation matrix has non-finite entries");
   }
   return xi;
+}
+
+double CancellationRatio(const Eigen::VectorXd& grad_g, const Eigen::VectorXd& f_minus, int nv) {
+  const int n = static_cast<int>(grad_g.size());
+  const double t_q = grad_g.head(nv).dot(f_minus.head(nv));
+  const double t_v = grad_g.segment(nv, nv).dot(f_minus.segment(nv, nv));
+  const double t_a = grad_g.tail(n - 2 * nv).dot(f_minus.tail(n - 2 * nv));
+  const double sum = std::abs(t_q) + std::abs(t_v) + std::abs(t_a);
+  return sum > 0 ? std::abs(t_q + t_v + t_a) / sum : 0;
 }
 
 Eigen::MatrixXd SaltationMatrix::Dense() const {

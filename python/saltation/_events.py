@@ -115,8 +115,8 @@ class Event:
 
     Attributes (present when the record has them; None otherwise): kind, time, geom1, geom2
     (names), body1, body2, point (world, ndarray 3), restitution (the value this impact used),
-    transversality (∇gᵀF⁻), transversality_rel (dimensionless), grazing, f_minus, f_plus, grad_g,
-    dt_dx (ndarray ndx), xi, dreset (ndarray ndx × ndx, rows and columns as state_labels(m)),
+    transversality (∇gᵀF⁻), transversality_rel (unit-free grazing measure, 0 grazing … 1 head-on),
+    grazing, f_minus, f_plus, grad_g, dt_dx (ndarray ndx), xi, dreset (ndarray ndx × ndx, rows and columns as state_labels(m)),
     xi_norm, mode_before, mode_after, released (contact labels), rank (rank after the event),
     bracket, proxy, impact, group (a simultaneous group's id: on its record and on its members),
     size, order_spread, composite_first, composite_reverse,

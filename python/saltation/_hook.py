@@ -18,7 +18,7 @@ class Hook:
     propagation: "events", "rigid" (Φ of the rigid model), "compliant" (Φ of MuJoCo's step by
     mjd_transitionFD) or "both". restitution: None (the MJCF's <custom> fields), a number in
     [0, 1] for every contact, or "auto" (measured per geom pair on MuJoCo's own contact).
-    grazing: dimensionless transversality below which an event is grazing. xi_on_demand: Ξ is
+    grazing: grazing measure (transversality_rel, unit-free) below which an event is grazing. xi_on_demand: Ξ is
     completed when an event is read. covariance: propagate P through Ξ (P₀ = initial_covariance·I,
     Q = process_noise·dt·I per step).
     """

@@ -23,6 +23,28 @@ namespace saltation {
 Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
                                        const ContactPoint& point, Workspace& work);
 
+// The unit-free transversality of a kinematic guard (touchdown; a kinematic release) with
+// ∇g = (J_n, 0, 0): the cosine, in the kinetic-energy metric of M(q), of the angle between the
+// velocity v and the constraint's normal direction M⁻¹J_nᵀ,
+//
+//   |J_n w| / (√(J_n M⁻¹ J_nᵀ) · √(wᵀ M w)),  w = v (a fixed surface)
+//
+// 1 head-on, 0 grazing. Why this one: ∇gᵀF⁻ = J_n v is a speed and F⁻ = (v, a, ȧ) adds speeds to
+// accelerations, so |∇gᵀF⁻|/(‖∇g‖‖F⁻‖) changes with the units and with a robot's joint
+// accelerations; M makes the velocity space an inner-product space whose lengths are energies
+// (‖v‖²_M = 2 T), in which J_n v = ⟨M⁻¹J_nᵀ, v⟩_M, so the ratio is a true cosine (Cauchy–Schwarz),
+// independent of units and of the choice of generalized coordinates. Its square is the share of
+// the kinetic energy that the contact's normal direction carries (½ m_eff v_n² / T, m_eff =
+// 1/(J_n M⁻¹ J_nᵀ)). A free ball falling straight down is head-on (1) at any speed; a foot
+// striking at 1 m/s while the trunk moves on scores the foot's share of the energy; a point
+// skimming the surface scores 0. d must hold M factored at the point's configuration (the state
+// EvaluatePosition leaves); 0 when w = 0. dg_dt: a moving surface's ∂g/∂t; the approach is then
+// measured relative to the surface, w = v + M⁻¹J_nᵀ ∂g/∂t / (J_n M⁻¹ J_nᵀ), the generalized
+// velocity whose normal speed J_n w = J_n v + ∂g/∂t is the relative one (exact for a surface
+// moving along its normal; its tangential motion is not seen by g).
+double KineticTransversality(const Model& model, const mjData* d, const Eigen::VectorXd& grad_g,
+                             const Eigen::VectorXd& qvel, double dg_dt = 0);
+
 // g = λ_n of contact k of the mode at x.
 double LiftoffGuard(const Model& model, Data& data, const State& x, const Mode& mode, int k);
 

@@ -35,7 +35,7 @@ struct HookOptions {
   bool covariance = false;               // also propagate P (needs the rigid Φ; forces kRigid)
   double process_noise = 0;              // Q = process_noise · dt · I per step, and at events
   double initial_covariance = 0;         // P₀ = initial_covariance · I
-  double grazing_threshold = 0.01;       // dimensionless transversality below this: grazing
+  double grazing_threshold = 0.01;       // grazing measure (transversality_rel) below this: grazing
   double near_miss_distance = -1;        // m; < 0: 10% of the detection margin
   double simultaneous_time = 1e-6;       // s: crossings closer than this form one group
   RestitutionSource restitution = RestitutionSource::kModel;

@@ -6,6 +6,10 @@
 //   M (v⁺ − v⁻) = Jᵀ Λ,   J v⁺ = τ,   τ_normal = −e·min(J_n v⁻, 0),  τ_tangent = τ_equality = 0
 //   Λ = (J M⁻¹ Jᵀ)⁺ (τ − J v⁻),   q⁺ = q⁻
 //
+// On a surface moved by a prescribed motion (Options::mocap_motion) every J v above is the relative
+// velocity J v + b, b = SurfaceVelocity (mode_dynamics.h), so the targets are J v⁺ + b = −e (J v⁻ + b)
+// on normal rows and 0 on tangent rows; normal_velocity_minus/plus are then relative too.
+//
 // Which contacts take an impulse is a complementarity problem over the candidates: per contact
 // Λ_n ≥ 0, J_n v⁺ − τ_n ≥ 0, one of the two zero. A contact that would need a pulling impulse is
 // released by the impact itself. SolveImpact solves it by an active-set iteration (the candidate
@@ -44,11 +48,12 @@ struct ImpactResult {
 };
 
 // Solves the impact complementarity problem at x⁻ over the candidate contacts, each with e of its
-// geom pair in `restitution`.
+// geom pair in `restitution` (mocap bodies placed at x⁻.time, ApplyMocapMotion).
 ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable& restitution,
                          const State& x_minus, const std::vector<ContactId>& candidates);
 
-// v⁺ for a fixed impulse set at configuration qpos (the impact map with S held fixed). method:
+// v⁺ for a fixed impulse set at configuration qpos (the impact map with S held fixed), with the
+// mocap bodies where data.main() has them (and their velocities at its time). method:
 // how J M⁻¹ Jᵀ is solved (the pseudo-inverse unless a caller differentiating the map fixes the
 // one its center chose, PsdSolver).
 Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const RestitutionTable& restitution,
@@ -73,6 +78,12 @@ struct ResetJacobian {
 };
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set);
+
+// D_tΔ of an impact on a moving surface: ∂v⁺/∂t at fixed x⁻ (nv), by central differences in time
+// (step Options::fd_step) of ImpactVelocity with the mocap bodies moved by Options::mocap_motion;
+// zero without a motion. Leaves the mocap bodies at x⁻.time.
+Eigen::VectorXd ImpactResetTimeDerivative(const Model& model, Data& data, const RestitutionTable& restitution,
+                                          const State& x_minus, const std::vector<ContactId>& impulse_set);
 
 // Finite-difference twin: DΔ (ndx × ndx) by central differences of the whole impact map
 // (SolveImpact re-solved at every perturbed state, so S is free to change).

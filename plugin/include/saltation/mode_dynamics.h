@@ -13,7 +13,8 @@
 //
 // The bias J̇_A v is d/ds [J_A(q(s)) v] at s = 0 along q(s) = q ⊕ s·v, formed by a five-point
 // stencil in s (MuJoCo 2.2 does not compute it); the contact points are recomputed at each q(s),
-// so the motion of the contact point over curved surfaces and rolling bodies is included.
+// so the motion of the contact point over curved surfaces and rolling bodies is included. Tangent
+// rows are differentiated in the centre's contact frame (ConstraintBias), not MuJoCo's per-point one.
 #ifndef SALTATION_MODE_DYNAMICS_H_
 #define SALTATION_MODE_DYNAMICS_H_
 
@@ -49,9 +50,28 @@ struct ConstraintSet {
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
                      const std::vector<ContactPoint>& points, ConstraintSet& set, Workspace& work);
 
+// Places the mocap bodies of data.main() and data.aux() where Options::mocap_motion puts them at
+// time t and stamps both mjData's time with t (SurfaceVelocity reads it); no-op without a motion.
+void ApplyMocapMotion(const Model& model, Data& data, double t);
+
+// The velocity, along the point's frame rows (normal, tangents), of what no degree of freedom moves
+// at contact p: the prescribed velocity of a geom's mocap body at d->time, geom2's minus geom1's,
+// so that J v + SurfaceVelocity is the relative velocity the rows measure and its first entry is
+// the touchdown guard's ∂g/∂t. Zero without Options::mocap_motion. (ContactRowCount(p) entries.)
+Eigen::VectorXd SurfaceVelocity(const Model& model, const mjData* d, const ContactPoint& p);
+
 // J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux() and data.work().
+// A contact's tangent rows are differentiated in the frame of the centre (x's configuration) held
+// fixed over the stencil: the stencil differentiates the point's world relative velocity
+// frame(s)ᵀ(J(s)v) and projects it on the centre's tangents, so the bias does not depend on how
+// MuJoCo picks the tangent basis at the stencil's points (a capsule's first tangent, the axis
+// projected on the plane, changes sign as the capsule passes vertical). For a sticking contact
+// (relative velocity zero) this is the exact relative acceleration bias in any frame; the normal
+// row keeps n(s)ᵀ J_rel(s) v (the normal is geometric: its turning carries the centripetal term).
+// centre: the rows at x's configuration if the caller has them (else they are evaluated).
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
-                               const std::vector<ContactId>& contacts);
+                               const std::vector<ContactId>& contacts,
+                               const ConstraintSet* centre = nullptr);
 
 // Result of a mode evaluation; also leaves data.main() evaluated at x: kinematics, M and its
 // factor, the velocity and actuation stages. Its contact list (d->contact) is NOT refreshed (the

@@ -13,11 +13,22 @@
 #include <mujoco/mujoco.h>
 
 #include <Eigen/Dense>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace saltation {
+
+// A mocap body's prescribed pose and velocity at one time (world): a surface moved by a known
+// function of time. Translation only: the orientation is held (angular velocity 0).
+struct MocapSample {
+  Eigen::Vector3d pos = Eigen::Vector3d::Zero();
+  Eigen::Vector4d quat = Eigen::Vector4d(1, 0, 0, 0);
+  Eigen::Vector3d vel = Eigen::Vector3d::Zero();  // d pos / dt
+};
+// (time, mocap index 0..nmocap−1) => its sample
+using MocapMotion = std::function<MocapSample(double t, int mocap)>;
 
 struct Options {
   // extra margin (m) within which contact points are tracked; < 0 picks 5% of the model's extent
@@ -37,6 +48,13 @@ struct Options {
   double min_bounce_speed = 1e-2;
   // tangent-space step of the central differences in the configuration (∂v⁺/∂q, ∂λ/∂x)
   double fd_step = 1e-6;
+  // prescribed motion of the mocap bodies (empty: they stay where the mjModel puts them, at rest).
+  // With it the touchdown guard of a contact on a mocap body depends on time (∂g/∂t = the
+  // surface's normal velocity), impacts take the velocity relative to the surface and Ξ has the
+  // time terms (events.h); mode evaluations and RK4 step ends place the mocap bodies at their
+  // state's time, so the rigid reference locates strikes on moving surfaces. Not modelled: a
+  // contact sustained on a moving surface (its ∂²g/∂t² bias), rotating surfaces.
+  MocapMotion mocap_motion;
 };
 
 struct ModelDeleter {

@@ -22,8 +22,12 @@ struct SaltationMatrix {
   Eigen::VectorXd f_plus;        // F⁺ (ndx)
   Eigen::VectorXd grad_g;        // ∇g (ndx)
   double dg_dt = 0;              // ∂g/∂t (moving surfaces; 0 otherwise)
+  Eigen::VectorXd dreset_dt;     // D_tΔ (ndx; moving surfaces: (0, ∂v⁺/∂t, 0)); empty: 0
   double transversality = 0;     // ∇gᵀF⁻ + ∂g/∂t (< 0 for a crossing from + to −)
-  double transversality_rel = 0; // |∇gᵀF⁻| / (‖∇g‖ ‖F⁻‖): 0 at grazing, 1 head-on
+  // unit-free grazing measure in [0, 1]: 0 grazing, 1 head-on (the guard's kind picks it; NaN
+  // until measured). Kinematic guards (touchdown, kinematic release): KineticTransversality, the
+  // cosine of the approach angle in the kinetic-energy metric. Liftoff: CancellationRatio of ∇λ_nᵀF⁻.
+  double transversality_rel = 0;
   Eigen::VectorXd correction;    // u (ndx)
   Eigen::VectorXd dt_dx;         // ∂t_event/∂x⁻ (ndx)
 
@@ -38,16 +42,31 @@ struct SaltationMatrix {
   double Norm() const;
 };
 
-// The transversality part alone (grad_g, f_minus, transversality, transversality_rel, dt_dx), for
-// events whose Ξ is completed later; throws like ComputeSaltation at zero transversality.
+// The transversality part alone (grad_g, f_minus, transversality, dt_dx), for events whose Ξ is
+// completed later; throws like ComputeSaltation at zero transversality. transversality_rel is left
+// NaN: which unit-free measure fits depends on the guard (events.cc sets it).
 SaltationMatrix ComputeTransversality(const Eigen::VectorXd& f_minus, const Eigen::VectorXd& grad_g,
                                       double dg_dt = 0);
 
-// Assembles Ξ from its pieces (D_tΔ = 0: resets do not depend on time here). Throws
-// NumericalError when the transversality is exactly zero or anything is not finite.
+// Assembles Ξ from its pieces; dreset_dt is D_tΔ (ndx), empty for a reset that does not depend
+// on time (every reset but an impact on a surface with a prescribed motion). Throws NumericalError
+// when the transversality is exactly zero or anything is not finite.
 SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
                                  const Eigen::VectorXd& f_plus, const Eigen::VectorXd& grad_g,
-                                 double dg_dt = 0);
+                                 double dg_dt = 0, const Eigen::VectorXd& dreset_dt = Eigen::VectorXd());
+
+// The unit-free transversality of a dynamic guard (liftoff, g = λ_n): how much of the rate
+// ∇gᵀF⁻ survives the cancellation of its three parts, the drifts of the configuration, the
+// velocity and the activation,
+//
+//   ρ = |t_q + t_v + t_a| / (|t_q| + |t_v| + |t_a|),  t_q = ∇_q gᵀ q̇, t_v = ∇_v gᵀ v̇, t_a = ∇_a gᵀ ȧ
+//
+// (1/ρ is the condition number of the sum). Each part has the guard's units per second (N/s for a
+// force) whatever the coordinates' units, and each is a scalar invariant under a change of
+// coordinates of its block, so ρ is unit-free and coordinate-free; ρ → 0 where the force's rate
+// vanishes by the parts cancelling (a grazing release, the force touching zero and turning back).
+// grad_g and f_minus in the tangent layout (dq, dv, act) with nv velocities; 0 when all parts are 0.
+double CancellationRatio(const Eigen::VectorXd& grad_g, const Eigen::VectorXd& f_minus, int nv);
 
 }  // namespace saltation
 
