@@ -250,9 +250,7 @@ int RunRecord(const Args& args) {
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), TangentDim(m.get()), m->opt.timestep,
               m->opt.integrator == mjINT_RK4 ? "RK4" : m->opt.integrator == mjINT_EULER ? "Euler" : "implicit",
               hook.rigid_model().detect_margin(), saltation::PropagationName(options.propagation));
-  for (const std::string& pair : hook.untracked_pairs()) {
-    std::printf("note: %s is not tracked exactly (its events are seen once it touches)\n", pair.c_str());
-  }
+  if (!hook.untracked_summary().empty()) std::printf("note: %s\n", hook.untracked_summary().c_str());
   if (!args.quiet) {
     std::printf("%12s  %-12s  %-24s  %14s  %9s  %10s  %s\n", "time (s)", "kind", "contact",
                 "transversality", "rel", "|Xi|", "flags");
