@@ -40,14 +40,14 @@ RigidEvent NextSection(RigidSimulator& sim, HybridState& s, const FloquetOptions
   }
   char buf[900];
   std::snprintf(buf, sizeof(buf),
-                "no %s to return to the Poincaré section: %s within %g s (FloquetOptions::max_period) after "
-                "t = %.6g (%s); at t = %.6g, |v| = %.3g: %s. No periodic orbit passes through this state "
+                "no %s within %g s (FloquetOptions::max_period) after t = %.6g to return to the Poincaré "
+                "section: %s (%s); at t = %.6g, |v| = %.3g: %s. No periodic orbit passes through this state "
                 "with that section (a gait that repeats needs energy put in: a slope, a controller; "
                 "--section liftoff looks at another event)",
-                EventKindName(options.section),
+                EventKindName(options.section), options.max_period, from,
                 returns == 0 ? "the run from this state had none"
                              : ("after " + std::to_string(returns) + " return(s) there was none").c_str(),
-                options.max_period, from, other.empty() ? "no other event either" : ("only " + other).c_str(),
+                other.empty() ? "no other event either" : ("only " + other).c_str(),
                 s.x.time, speed, why.c_str());
   throw NumericalError(buf);
 }
