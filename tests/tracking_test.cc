@@ -263,5 +263,22 @@ TEST_F(Tracking, MenagerieQuadrupeds) {
   }
 }
 
+
+// The four corners of a box resting on the floor read as four contacts (floor/box@k, k the
+// corner's octant in the box's frame), a sphere's one point as the pair alone.
+TEST_F(Tracking, MultiPointContactsAreDistinguishable) {
+  ModelPtr m = LoadModelFromString(R"(<mujoco><worldbody><geom name="floor" type="plane" size="1 1 0.1"/>
+      <body pos="0 0 0.1"><freejoint/><geom name="box" type="box" size="0.1 0.1 0.1"/></body>
+      <body pos="1 0 0.1"><freejoint/><geom name="ball" type="sphere" size="0.1"/></body></worldbody></mujoco>)");
+  Model model(m.get());
+  Data data(model);
+  EvaluatePosition(model, data.main(), m->qpos0);
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  std::set<std::string> labels;
+  for (const ContactPoint& p : points) labels.insert(ContactLabel(model, p.id));
+  EXPECT_EQ(labels, (std::set<std::string>{"floor/box@0", "floor/box@1", "floor/box@2", "floor/box@3", "floor/ball"}));
+}
+
 }  // namespace
 }  // namespace saltation::testing
