@@ -190,9 +190,7 @@ int RunRecord(const Args& args) {
               m->opt.integrator == mjINT_RK4 ? "RK4" : m->opt.integrator == mjINT_EULER ? "Euler" : "implicit",
               hook.rigid_model().detect_margin(), saltation::PropagationName(options.propagation));
   std::printf("start: %s\n", start.description.c_str());
-  for (const std::string& pair : hook.untracked_pairs()) {
-    std::printf("note: %s is not tracked exactly (its events are seen once it touches)\n", pair.c_str());
-  }
+  if (!hook.untracked_summary().empty()) std::printf("note: %s\n", hook.untracked_summary().c_str());
   if (!args.quiet) {
     std::printf("%12s  %-12s  %-24s  %14s  %9s  %10s  %s\n", "time (s)", "kind", "contact",
                 "transversality", "rel", "|Xi|", "flags");

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
 
 #include "saltation/errors.h"
 #include "saltation/finite_difference.h"
@@ -9,16 +12,61 @@
 namespace saltation {
 namespace {
 
-// advances to the next section event; s becomes its post-event state
-RigidEvent NextSection(RigidSimulator& sim, HybridState& s, const FloquetOptions& options) {
-  const double limit = s.x.time + options.max_period;
+// advances to the next section event; s becomes its post-event state. `returns`: how many section
+// events were found before this one (0: the first, from the start itself)
+RigidEvent NextSection(RigidSimulator& sim, HybridState& s, const FloquetOptions& options, int returns) {
+  const double from = s.x.time;
+  const double limit = from + options.max_period;
+  std::map<std::string, int> seen;  // events of other kinds on the way
   while (s.x.time < limit) {
     std::vector<RigidEvent> events = sim.Advance(s, limit, 1);
     if (events.empty()) break;
     if (events.front().kind == options.section) return events.front();
+    seen[EventKindName(events.front().kind)]++;
   }
-  throw NumericalError(std::string("no ") + EventKindName(options.section) + " within " +
-                       std::to_string(options.max_period) + " s: no periodic orbit through this state");
+  // what happened instead: the events on the way, and how the run ended
+  const double speed = s.x.qvel.norm();
+  std::string other;
+  for (const auto& [kind, count] : seen) other += (other.empty() ? "" : ", ") + std::to_string(count) + " " + kind;
+  std::string why;
+  if (speed < 1e-6) {
+    why = "the motion settled to rest";
+  } else if (!s.mode.contacts.empty()) {
+    why = "it stays on the ground (" + std::to_string(s.mode.contacts.size()) +
+          " contacts held) rolling, sliding or swaying without leaving it: the impacts took the energy "
+          "and nothing puts it back";
+  } else {
+    why = "it is in flight without coming back (a period longer than max_period, or it escaped)";
+  }
+  char buf[900];
+  std::snprintf(buf, sizeof(buf),
+                "no %s within %g s (FloquetOptions::max_period) after t = %.6g to return to the Poincaré "
+                "section: %s (%s); at t = %.6g, |v| = %.3g: %s. No periodic orbit passes through this state "
+                "with that section (a gait that repeats needs energy put in: a slope, a controller; "
+                "--section liftoff looks at another event)",
+                EventKindName(options.section), options.max_period, from,
+                returns == 0 ? "the run from this state had none"
+                             : ("after " + std::to_string(returns) + " return(s) there was none").c_str(),
+                other.empty() ? "no other event either" : ("only " + other).c_str(),
+                s.x.time, speed, why.c_str());
+  throw NumericalError(buf);
+}
+
+// the flow's finite differences over a stretch of the orbit, with what to do when a perturbed run
+// meets other events than the nominal one (an event near grazing, or two contacts near
+// simultaneous: the flow map is not smooth at this orbit for perturbations of fd_eps)
+Eigen::MatrixXd OrbitJacobian(RigidSimulator& sim, const HybridState& s0, double t_end, double eps, bool events,
+                              const char* what) {
+  try {
+    return FlowJacobianFD(sim, s0, t_end, eps, events);
+  } catch (const NumericalError& e) {
+    throw NumericalError(std::string(e.what()) + " (while differencing " + what + " from t = " +
+                         std::to_string(s0.x.time) + " with steps of " + std::to_string(eps) +
+                         ": an event of the orbit is near grazing or two contacts land nearly together, so a "
+                         "perturbation changes which events happen. Try a smaller FloquetOptions::fd_eps, another section (--section liftoff), or "
+                         "look at the events of the period (rigid --out) for a grazing or simultaneous one: its "
+                         "multipliers are not defined by a smooth map)");
+  }
 }
 
 // basis of the tangent perturbations that keep the mode's constraints: J δq = 0 and
@@ -97,12 +145,12 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
 
   // iterate the return map; cyclic coordinates are those whose per-period advance is steady
   HybridState s = start;
-  NextSection(sim, s, options);
+  NextSection(sim, s, options, 0);
   State previous = s.x;
   Eigen::VectorXd previous_step = Eigen::VectorXd::Zero(n);
   double previous_time = s.x.time;
   for (out.iterations = 1; out.iterations <= options.max_iterations; out.iterations++) {
-    NextSection(sim, s, options);
+    NextSection(sim, s, options, out.iterations);
     const Eigen::VectorXd step = Difference(m, previous, s.x);
     out.period = s.x.time - previous_time;
     // a coordinate that moves by more than the tolerance per period is cyclic; it must repeat its
@@ -147,7 +195,7 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
       out.converged = true;
       break;
     }
-    const Eigen::MatrixXd S = FlowJacobianFD(sim, out.mid, out.mid.x.time + out.period, eps, true);
+    const Eigen::MatrixXd S = OrbitJacobian(sim, out.mid, out.mid.x.time + out.period, eps, true, "one period (Newton)");
     Eigen::VectorXd f(n);
     f << out.mid.x.qvel, EvaluateMode(model, sim.data(), out.mid.x, out.mid.mode).qacc, Eigen::VectorXd::Zero(m->na);
     Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n + 1, n + 1);
@@ -172,12 +220,12 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
   out.monodromy = Eigen::MatrixXd::Identity(n, n);
   HybridState segment = out.mid;
   for (const RigidEvent& ev : out.events) {
-    out.monodromy = ev.xi.Dense() * FlowJacobianFD(sim, segment, ev.time, eps, false) * out.monodromy;
+    out.monodromy = ev.xi.Dense() * OrbitJacobian(sim, segment, ev.time, eps, false, "a mode's flow") * out.monodromy;
     segment = HybridState{ev.x_plus, ev.mode_after};
   }
-  out.monodromy = FlowJacobianFD(sim, segment, t_end, eps, false) * out.monodromy;
+  out.monodromy = OrbitJacobian(sim, segment, t_end, eps, false, "a mode's flow") * out.monodromy;
   // shooting: the whole hybrid flow over one period
-  out.shooting = FlowJacobianFD(sim, out.mid, t_end, eps, true);
+  out.shooting = OrbitJacobian(sim, out.mid, t_end, eps, true, "the hybrid flow over one period (shooting)");
 
   out.multipliers = SortedEigenvalues(out.monodromy);
   out.shooting_multipliers = SortedEigenvalues(out.shooting);

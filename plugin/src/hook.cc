@@ -66,7 +66,11 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
   if (options_.near_miss_distance < 0) options_.near_miss_distance = 0.1 * model_->detect_margin();
   if (options_.release_gap < 0) options_.release_gap = 1e-3;
 
-  untracked_ = WidenNearContacts(m, model_->detect_margin());
+  {
+    const std::vector<UntrackedPair> untracked = WidenNearContacts(m, model_->detect_margin());
+    for (const UntrackedPair& p : untracked) untracked_.push_back(p.label);
+    untracked_summary_ = UntrackedSummary(untracked);
+  }
   resim_ = std::make_unique<Resimulator>(m);
   crossings_ = std::make_unique<CrossingFinder>(*model_, *data_, *resim_, options_, force_tol_);
   tracker_ = std::make_unique<ContactTracker>(options_, [this](HookEvent ev) { Emit(std::move(ev)); });

@@ -30,11 +30,18 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
   // no nconmax/njmax to raise: contacts and constraint rows live in mjData's arena (MuJoCo 3+)
 }
 
-std::string Model::GeomName(int geom) const {
-  const char* name = mj_id2name(m_.get(), mjOBJ_GEOM, geom);
+std::string GeomLabel(const mjModel* m, int geom) {
+  const char* name = mj_id2name(m, mjOBJ_GEOM, geom);
   if (name && name[0]) return name;
-  return "#" + std::to_string(geom);
+  const int body = m->geom_bodyid[geom];
+  const char* body_name = mj_id2name(m, mjOBJ_BODY, body);
+  if (!body_name || !body_name[0]) return "#" + std::to_string(geom);
+  std::string label = std::string("body:") + body_name;
+  if (m->body_geomnum[body] > 1) label += "#" + std::to_string(geom - m->body_geomadr[body]);
+  return label;
 }
+
+std::string Model::GeomName(int geom) const { return GeomLabel(m_.get(), geom); }
 
 Data::Data(const Model& model)
     : main_(mj_makeData(model.mj())), aux_(mj_makeData(model.mj())) {

@@ -8,6 +8,7 @@
 #include "saltation/events.h"
 #include "saltation/guards.h"
 #include "saltation/mode_flow.h"
+#include "saltation/psd_solver.h"
 #include "saltation/root_finding.h"
 
 namespace saltation {
@@ -61,6 +62,16 @@ double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& 
   return points[i].gap;
 }
 
+// what to change when a contact was first seen already penetrating: the settings that exist
+std::string MissedAdvice(const Model& model) {
+  char buf[300];
+  std::snprintf(buf, sizeof(buf),
+                " (a smaller integrator step sees it coming: the rigid command's --step, SimulatorOptions::step;"
+                " or a wider detection margin: Options::detect_margin, now %.3g m)",
+                model.detect_margin());
+  return buf;
+}
+
 // J_n v of a point at x
 double NormalVelocity(const Model& model, Data& data, const State& x, const ContactPoint& p) {
   EvaluatePosition(model, data.aux(), x.qpos.data());
@@ -98,16 +109,18 @@ HybridState RigidSimulator::Initialize(const State& x) {
   const Options& opt = model_.options();
   HybridState s;
   s.x = Normalized(model_.mj(), x);
+  start_projection_ = StartProjection();
+  ProjectStart(s.x);
   EvaluatePosition(model_, data_.main(), s.x.qpos.data());
   std::vector<ContactPoint> points;
   ListContacts(model_, data_.main(), points);
   const double vtol = opt.velocity_tol * std::max(1.0, s.x.qvel.norm());
   RowMatrix rows;
   for (const ContactPoint& p : points) {
-    if (p.gap < -opt.contact_tol) {
-      throw NumericalError("initial state penetrates contact " + ContactLabel(model_, p.id) +
-                           " by " + std::to_string(-p.gap) + " m (the rigid model needs a " +
-                           "non-penetrating start)");
+    if (p.gap < -opt.contact_tol) {  // kStrict (ProjectStart leaves none otherwise)
+      throw NumericalError("initial state penetrates contact " + ContactLabel(model_, p.id) + " by " +
+                           std::to_string(-p.gap) + " m (the rigid model needs a non-penetrating start: " +
+                           "the start option 'project' moves it out along the contact normals)");
     }
     if (p.gap > opt.contact_tol) continue;
     rows.resize(ContactRowCount(p), model_.nv());
@@ -120,6 +133,109 @@ HybridState RigidSimulator::Initialize(const State& x) {
   }
   ReleasePulling(model_, data_, s.x, s.mode, force_tol_, nullptr);
   return s;
+}
+
+void RigidSimulator::ProjectStart(State& x) {
+  if (options_.start == SimulatorOptions::Start::kStrict) return;
+  const mjModel* m = model_.mj();
+  mjData* d = data_.main();
+  const double tol = model_.options().contact_tol;
+  std::vector<ContactPoint> points;
+  EvaluatePosition(model_, d, x.qpos.data());
+  ListContacts(model_, d, points);
+  std::vector<ContactId> held;  // the points brought to touching (gap 0), matched by identity
+  for (const ContactPoint& p : points) {
+    if (p.gap < -tol) {
+      held.push_back(p.id);
+      start_projection_.contacts.push_back({ContactLabel(model_, p.id), -p.gap});
+    }
+  }
+  if (held.empty()) return;  // nothing penetrates: the start is kept bit for bit
+  std::sort(start_projection_.contacts.begin(), start_projection_.contacts.end(),
+            [](const StartProjection::Contact& a, const StartProjection::Contact& b) { return a.depth > b.depth; });
+  const StartProjection::Contact& worst = start_projection_.contacts.front();
+  if (worst.depth > options_.start_projection_limit) {
+    char msg[300];
+    std::snprintf(msg, sizeof(msg),
+                  " by %.6g m, deeper than the start projection's limit of %.6g m (the option "
+                  "start_projection_limit; the start option 'strict' refuses any penetration)",
+                  worst.depth, options_.start_projection_limit);
+    throw NumericalError("initial state penetrates contact " + worst.label + msg);
+  }
+  // Gauss–Newton on J_n Δq = −gap over the held points, the smallest move in the mass metric,
+  // Δq = W M⁻¹Jᵀ (J W M⁻¹ Jᵀ)⁺ (−gap), first with W selecting the free joints' degrees of freedom
+  // alone (a robot's keyframe keeps its joint angles: the base rises out of the floor), then, if
+  // that cannot reach every point, with all of them
+  std::vector<bool> base(model_.nv(), false);
+  bool has_base = false;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] != mjJNT_FREE) continue;
+    for (int k = 0; k < 6; k++) base[m->jnt_dofadr[j] + k] = true;
+    has_base = true;
+  }
+  const State x0 = x;
+  RowMatrix rows;
+  std::vector<int> match;
+  for (int pass = has_base ? 0 : 1; pass < 2; pass++) {
+    x = x0;
+    bool converged = false;
+    for (int iteration = 0; iteration < 30 && !converged; iteration++) {
+      EvaluatePosition(model_, d, x.qpos.data());
+      ListContacts(model_, d, points);
+      // the held points, and any other point the move has pushed into penetration
+      MatchContacts(held, points, match);
+      std::vector<bool> used(points.size(), false);
+      for (int i : match) {
+        if (i >= 0) used[i] = true;
+      }
+      std::vector<const ContactPoint*> active;
+      for (int i : match) {
+        if (i >= 0) active.push_back(&points[i]);
+      }
+      for (size_t i = 0; i < points.size(); i++) {
+        if (!used[i] && points[i].gap < -tol) {
+          active.push_back(&points[i]);
+          held.push_back(points[i].id);
+        }
+      }
+      converged = true;
+      for (const ContactPoint* p : active) converged = converged && std::abs(p->gap) <= tol;
+      if (converged) break;
+      const int k = static_cast<int>(active.size());
+      RowMatrix J(k, model_.nv());
+      Eigen::VectorXd target(k);
+      for (int i = 0; i < k; i++) {
+        rows.resize(ContactRowCount(*active[i]), model_.nv());
+        ContactRows(model_, d, *active[i], rows, data_.work());
+        J.row(i) = rows.row(0);
+        target(i) = -active[i]->gap;
+      }
+      RowMatrix MinvJt(k, model_.nv());  // rows: M⁻¹ J_iᵀ
+      mj_solveM(m, d, MinvJt.data(), J.data(), k);
+      if (pass == 0) {
+        for (int v = 0; v < model_.nv(); v++) {
+          if (!base[v]) MinvJt.col(v).setZero();
+        }
+      }
+      const Eigen::MatrixXd A = J * MinvJt.transpose();
+      Eigen::VectorXd lambda;
+      SolvePsd(A, target, 1e-12, lambda);
+      Eigen::VectorXd dq = MinvJt.transpose() * lambda;
+      mj_integratePos(m, x.qpos.data(), dq.data(), 1);
+      x = Normalized(m, x);
+      start_projection_.iterations++;
+    }
+    if (converged) {
+      Eigen::VectorXd dq(model_.nv());
+      mj_differentiatePos(m, dq.data(), 1, x0.qpos.data(), x.qpos.data());
+      start_projection_.dq_norm = dq.norm();
+      start_projection_.base_only = pass == 0;
+      return;
+    }
+  }
+  throw NumericalError("initial state penetrates contact " + worst.label + " by " + std::to_string(worst.depth) +
+                       " m and projecting it onto the contact manifold did not converge (the start option "
+                       "'strict' refuses it instead)");
 }
 
 double RigidSimulator::NextGridTime(double t, double t_end) const {
@@ -201,7 +317,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       const int i = MatchContact(p.id, start.inactive);
       if (i < 0) {
         throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
-                             std::to_string(t_next) + " (raise the detection margin or lower the step)");
+                             std::to_string(t_next) + MissedAdvice(model_));
       }
       const ContactId id = start.inactive[i].id;
       auto phi = [&](double tau) {
@@ -211,7 +327,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       // end point with another point of the same pair)
       if (phi(h) >= 0) {
         throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
-                             std::to_string(t_next) + " (raise the detection margin or lower the step)");
+                             std::to_string(t_next) + MissedAdvice(model_));
       }
       // where the guard starts decides the bracket: apart (the usual case); touching and
       // approaching (the event fell on a grid point: it is right here); touching and bouncing
@@ -229,8 +345,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
           char msg[200];
           std::snprintf(msg, sizeof(msg), " penetrates by %.3g m at t = %.9g without a detectable crossing", -fa,
                         s.x.time);
-          throw NumericalError("contact " + ContactLabel(model_, p.id) + msg +
-                               " (raise the detection margin or lower the step)");
+          throw NumericalError("contact " + ContactLabel(model_, p.id) + msg + MissedAdvice(model_));
         }
         const double vn = NormalVelocity(model_, data_, s.x, start.inactive[i]);
         if (vn < -slow) {

@@ -30,7 +30,10 @@ struct ContactId {
   bool SamePair(const ContactId& o) const { return geom1 == o.geom1 && geom2 == o.geom2; }
 };
 
-// "geom1/geom2" with names (or #id)
+// "geom1/geom2" with names (GeomLabel: an unnamed geom by its body); for pairs that can touch at
+// several points (neither geom a sphere or an ellipsoid) "geom1/geom2@k", k the octant of the
+// point's anchor in geom2's frame (x > 0 adds 1, y > 0 adds 2, z > 0 adds 4): a box's four
+// corners on the floor read floor/box@0, @1, @2, @3
 std::string ContactLabel(const Model& model, const ContactId& id);
 
 // One contact point reported by MuJoCo's collision detection on the private model.

@@ -85,8 +85,11 @@ class Hook {
   const Mode& mode() const { return mode_; }
   const Model& rigid_model() const { return *model_; }
   const HookOptions& options() const { return options_; }
-  // pairs of geom types for which near-contacts cannot be reported exactly ("ellipsoid/box", …)
+  // geom pairs MuJoCo may collide (its own filters: contype/conaffinity, parent–child, <exclude>,
+  // <pair>) whose near-contacts cannot be reported exactly ("trunk/body:FL_hip#1", …), decided
+  // per pair (near_contacts.h); untracked_summary() says it in one line ("" when none)
   const std::vector<std::string>& untracked_pairs() const { return untracked_; }
+  const std::string& untracked_summary() const { return untracked_summary_; }
 
   // Accumulated Φ(t ← t0) over the steps processed so far, as scale · matrix with
   // scale = exp(log_scale) (kept apart so long products do not overflow). Empty when not
@@ -126,6 +129,7 @@ class Hook {
   std::unique_ptr<Data> data_;
   RestitutionTable restitution_;  // what the impacts use (kOverride, kAuto write it)
   std::vector<std::string> untracked_;
+  std::string untracked_summary_;
   double force_tol_ = 0;
   bool lazy_ = false;      // Ξ on demand in effect
   std::unique_ptr<Resimulator> resim_;

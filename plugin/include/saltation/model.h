@@ -68,6 +68,11 @@ using DataPtr = std::unique_ptr<mjData, DataDeleter>;
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// A geom as people name it: its own name; an unnamed geom by its body, "body:FL_calf" when it is
+// the body's only geom, "body:FL_calf#2" (the body's third geom) otherwise; "#id" when the body
+// has no name either.
+std::string GeomLabel(const mjModel* m, int geom);
+
 class Model {
  public:
   // Reads the <custom> configuration (ConfigError on bad values) and makes the private copy.
@@ -87,7 +92,7 @@ class Model {
   // (overrides, measured values) is a RestitutionTable built from these (restitution.h)
   double GeomRestitution(int geom) const { return restitution_[geom]; }
 
-  // the geom's name, or "#id" when it has none
+  // the geom's name, or its body's when it has none (GeomLabel)
   std::string GeomName(int geom) const;
 
  private:

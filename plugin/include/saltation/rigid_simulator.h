@@ -47,6 +47,27 @@ struct SimulatorOptions {
   // sub-samples per step used to find where a contact that has just bounced off comes back
   // within the same step (its guard starts at zero, rises, and falls below zero again)
   int rebound_samples = 16;
+  // A start that penetrates (a robot's keyframe with its feet a little in the floor): kProject
+  // moves the configuration out along the contact normals onto the contact manifold (the smallest
+  // move in the mass metric, Gauss–Newton until every penetrating point touches to contact_tol;
+  // the free joints alone when that suffices, so a robot's joint angles are kept; velocities kept)
+  // and says how far in start_projection(); kStrict refuses any penetration.
+  enum class Start { kProject, kStrict };
+  Start start = Start::kProject;
+  // kProject refuses a start penetrating deeper than this (m): that is not a start to correct
+  double start_projection_limit = 0.03;
+};
+
+// What Initialize did to a penetrating start (kProject).
+struct StartProjection {
+  struct Contact {
+    std::string label;  // ContactLabel
+    double depth = 0;   // how far it penetrated (m): how far the projection moved it
+  };
+  std::vector<Contact> contacts;  // the points that penetrated, deepest first; empty: nothing moved
+  double dq_norm = 0;             // ‖Δq‖ of the move (tangent space: m and rad together)
+  bool base_only = false;         // only the free joints moved (the joint angles were kept)
+  int iterations = 0;             // Gauss–Newton steps, both passes
 };
 
 class RigidSimulator {
@@ -62,9 +83,13 @@ class RigidSimulator {
   const RestitutionTable& restitution() const { return restitution_; }
 
   // The hybrid state at x: the mode holds every touching (|gap| ≤ contact_tol), resting
-  // (|J_n v| ≤ velocity_tol) contact whose normal force is non-negative. NumericalError when a
-  // contact penetrates by more than contact_tol or the state is not finite.
+  // (|J_n v| ≤ velocity_tol) contact whose normal force is non-negative. A penetrating x is first
+  // projected onto the contact manifold (options.start, start_projection()); NumericalError when
+  // a contact penetrates by more than contact_tol with kStrict, or deeper than
+  // start_projection_limit, or the state is not finite.
   HybridState Initialize(const State& x);
+  // what the last Initialize moved (empty when its start did not penetrate)
+  const StartProjection& start_projection() const { return start_projection_; }
 
   // Advances to t_end with event detection and returns the events in time order. With
   // max_events > 0 it stops right after that many events (s is then the post-event state).
@@ -89,6 +114,9 @@ class RigidSimulator {
   double grid_origin_ = 0;
   double force_tol_ = 0;
   double penetration_tol_ = 0;
+  StartProjection start_projection_;
+
+  void ProjectStart(State& x);
 };
 
 // A run as the `rigid` command and Python's saltation.rigid make it: to t_end in chunks of at most
