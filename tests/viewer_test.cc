@@ -152,6 +152,95 @@ TEST(ViewerWindow, ScreenshotShowsTheSceneAndTheOverlayWithEvents) {
   EXPECT_EQ(rows, lines);
 }
 
+// pixels of [x0, x1) × [y0, y1) for which `pred(r, g, b)` holds
+size_t CountPixels(const Image& img, int x0, int y0, int x1, int y1,
+                   const std::function<bool(int, int, int)>& pred) {
+  size_t n = 0;
+  for (int y = y0; y < y1; y++) {
+    for (int x = x0; x < x1; x++) {
+      const unsigned char* p = img.rgb + 3 * (static_cast<size_t>(y) * img.width + x);
+      n += pred(p[0], p[1], p[2]);
+    }
+  }
+  return n;
+}
+
+// the fraction of [x0, x1) × [y0, y1) where two images of the same size agree (every channel
+// within `tolerance`)
+double FractionSame(const Image& a, const Image& b, int x0, int y0, int x1, int y1, int tolerance) {
+  size_t same = 0, count = 0;
+  for (int y = y0; y < y1; y++) {
+    for (int x = x0; x < x1; x++) {
+      const size_t i = 3 * (static_cast<size_t>(y) * a.width + x);
+      same += std::abs(a.rgb[i] - b.rgb[i]) <= tolerance && std::abs(a.rgb[i + 1] - b.rgb[i + 1]) <= tolerance &&
+              std::abs(a.rgb[i + 2] - b.rgb[i + 2]) <= tolerance;
+      count++;
+    }
+  }
+  return static_cast<double>(same) / count;
+}
+
+bool LoadImage(const std::string& png, Image* img) {
+  int channels = 0;
+  img->rgb = stbi_load(png.c_str(), &img->width, &img->height, &channels, 3);
+  return img->rgb != nullptr;
+}
+
+// At 1280×720, with the panels and the last event's window open, the middle third of the window
+// (all its height) is the scene's: it is the same picture as with the panels hidden, and it holds
+// the model (pixels of the model's colour).
+TEST(ViewerWindow, LayoutLeavesTheCentreThirdToTheScene) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  struct Case {
+    const char* name;
+    std::string args;
+    std::function<bool(int, int, int)> model_colour;
+    size_t min_model_pixels;
+  };
+  const std::vector<Case> cases = {
+      // the default model (ball_drop, keyframe throw) just after its first touchdown: the red ball
+      {"ball_drop", "--frames 40",
+       [](int r, int g, int b) { return r > 90 && r > 2 * g && r > 2 * b; }, 1000},
+      // the humanoid falling on its feet: its orange-brown body (rgba 0.8 0.6 0.4, textured)
+      {"humanoid", std::string(SALTATION_SOURCE_DIR) + "/tests/models/humanoid/humanoid.xml --frames 30",
+       [](int r, int g, int b) { return r > 100 && r > g + 40 && g > b + 15; }, 4000},
+  };
+  const int w = 1280, h = 720, x0 = w / 3, x1 = 2 * w / 3;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string shown_png = TempPath(std::string(c.name) + "_panels.png");
+    const std::string hidden_png = TempPath(std::string(c.name) + "_hidden.png");
+    const std::string common = c.args + " --width 1280 --height 720 --select-last-event --screenshot ";
+    RunResult run = RunViewer(common + shown_png);
+    std::printf("%s", run.output.c_str());
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_GE(EventsWithXi(run.output), 1) << "no event to show in the selected-event window";
+    run = RunViewer(common + hidden_png + " --hide-panels");
+    ASSERT_EQ(run.status, 0) << run.output;
+    Image shown, hidden;
+    ASSERT_TRUE(LoadImage(shown_png, &shown)) << shown_png;
+    ASSERT_TRUE(LoadImage(hidden_png, &hidden)) << hidden_png;
+    ASSERT_EQ(shown.width, w);
+    ASSERT_EQ(shown.height, h);
+    ASSERT_EQ(hidden.width, w);
+    ASSERT_EQ(hidden.height, h);
+
+    // the panels are there (left and right columns differ from the bare scene) …
+    const double left_same = FractionSame(shown, hidden, 20, 40, 300, 380, 6);
+    const double right_same = FractionSame(shown, hidden, w - 390, 40, w - 20, 380, 6);
+    // … and none of them reaches into the middle third
+    const double centre_same = FractionSame(shown, hidden, x0, 0, x1, h, 6);
+    const size_t model_pixels = CountPixels(shown, x0, 0, x1, h, c.model_colour);
+    std::printf("%s: same as without panels: left column %.3f, right column %.3f, centre third "
+                "%.4f; model-coloured pixels in the centre third: %zu\n",
+                c.name, left_same, right_same, centre_same, model_pixels);
+    EXPECT_LT(left_same, 0.7) << "no control panel on the left";
+    EXPECT_LT(right_same, 0.7) << "no event panel on the right";
+    EXPECT_GT(centre_same, 0.995) << "a panel covers part of the centre third";
+    EXPECT_GE(model_pixels, c.min_model_pixels) << "the model is not in the centre third";
+  }
+}
+
 TEST(ViewerWindow, BadModelLoadedMidRunIsShownAndThePreviousModelKeepsRunning) {
   ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
   const std::string bad = TempPath("broken.xml");
@@ -525,6 +614,16 @@ TEST_F(ViewerInput, KeysAndMouseFollowMujocoSimulateConventions) {
   EXPECT_EQ(s["contacts"], "0");
   EXPECT_EQ(s["forces"], "1");
   EXPECT_EQ(Key("f", "key:f")["forces"], "0");
+
+  // F1: the help overlay on and off; 0–5: geom groups (MuJoCo's default shows 0, 1, 2)
+  EXPECT_EQ(s["groups"], "012");
+  EXPECT_EQ(s["help"], "0");
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "1");
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "0");
+  EXPECT_EQ(Key("3", "key:3")["groups"], "0123");
+  EXPECT_EQ(Key("0", "key:0")["groups"], "123");
+  EXPECT_EQ(Key("0", "key:0")["groups"], "0123");
+  EXPECT_EQ(Key("3", "key:3")["groups"], "012");
 
   // Tab hides the panels: Ctrl+P screenshots (in the working directory) before and after
   Key("ctrl+p", "key:ctrl+p");
