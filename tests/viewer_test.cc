@@ -241,6 +241,48 @@ TEST(ViewerWindow, LayoutLeavesTheCentreThirdToTheScene) {
   }
 }
 
+// A robot as MuJoCo Menagerie writes them, with its visual meshes gone: the floor in group 0, the
+// body's only geom (a red box) a collision geom in group 3, hidden by MuJoCo's default.
+const char* kGroup3Model = R"(<mujoco model="group3">
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="3 3 0.1" rgba="0.8 0.8 0.8 1"/>
+    <body name="robot" pos="0 0 0.3">
+      <freejoint/>
+      <geom name="collision" type="box" size="0.2 0.2 0.2" group="3" rgba="0.9 0.1 0.1 1"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+
+TEST(ViewerWindow, GeomGroupsShowAModelWhoseGeomsAreAllInGroup3) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  const std::string model = TempPath("group3.xml");
+  std::ofstream(model) << kGroup3Model;
+  auto red = [](int r, int g, int b) { return r > 90 && r > 3 * g && r > 3 * b; };
+  auto red_pixels = [&](const std::string& name, const std::string& groups, std::string* output) {
+    const std::string png = TempPath(name + ".png");
+    const RunResult run = RunViewer(model + " --frames 3 --width 640 --height 480 --hide-panels" +
+                                    " --camera 90,-30,2.5,0,0,0.2 --screenshot " + png + groups);
+    *output = run.output;
+    EXPECT_EQ(run.status, 0) << run.output;
+    Image img;
+    if (!LoadImage(png, &img)) return size_t{0};
+    return CountPixels(img, 0, 0, img.width, img.height, red);
+  };
+  std::string automatic_output, output;
+  const size_t automatic = red_pixels("group3_auto", "", &automatic_output);
+  const size_t hidden = red_pixels("group3_off", " --geom-groups 0,1,2", &output);
+  const size_t shown = red_pixels("group3_on", " --geom-groups 0,1,2,3", &output);
+  std::printf("red pixels: default %zu, groups 0-2 %zu, groups 0-3 %zu\n", automatic, hidden, shown);
+  EXPECT_NE(automatic_output.find("no geom in groups 0-2: showing group 3"), std::string::npos)
+      << automatic_output;
+  EXPECT_GT(automatic, 5000u) << "the model is invisible by default";
+  EXPECT_LT(hidden, 50u) << "group 3 is drawn although it is off";
+  EXPECT_GT(shown, 5000u);
+  EXPECT_EQ(shown, automatic);
+}
+
 TEST(ViewerWindow, BadModelLoadedMidRunIsShownAndThePreviousModelKeepsRunning) {
   ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
   const std::string bad = TempPath("broken.xml");
