@@ -283,6 +283,89 @@ TEST(ViewerWindow, GeomGroupsShowAModelWhoseGeomsAreAllInGroup3) {
   EXPECT_EQ(shown, automatic);
 }
 
+// Twenty 1-dof balls bouncing on an elastic floor (zero damping) under 40 g: ~1,000 contact
+// events per simulated second.
+std::string BouncingBallsModel() {
+  std::string xml = R"(<mujoco model="bouncing_balls">
+  <option timestep="0.0005" gravity="0 0 -400"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="1 1 0.1" rgba="0.8 0.8 0.8 1"/>
+)";
+  for (int i = 0; i < 20; i++) {
+    char body[400];
+    std::snprintf(body, sizeof(body),
+                  "    <body name=\"b%d\" pos=\"%.1f %.1f %.4f\">\n"
+                  "      <joint name=\"z%d\" type=\"slide\" axis=\"0 0 1\"/>\n"
+                  "      <geom name=\"ball%d\" type=\"sphere\" size=\"0.01\" mass=\"0.01\" "
+                  "solref=\"-100000 0\"/>\n    </body>\n",
+                  i, 0.1 * (i % 5), 0.1 * (i / 5), 0.011 + 0.0003 * i, i, i);
+    xml += body;
+  }
+  return xml + "  </worldbody>\n</mujoco>\n";
+}
+
+// "resident A MB after N frames, B MB at the end; K of T events kept"
+struct Memory {
+  double early = -1, end = -1;
+  long kept = -1, total = -1;
+};
+Memory ParseMemory(const std::string& output) {
+  Memory m;
+  std::smatch match;
+  if (std::regex_search(output, match, std::regex("resident ([0-9.]+) MB after \\d+ frames, ([0-9.]+) MB "
+                                                  "at the end; (\\d+) of (\\d+) events kept"))) {
+    m.early = std::stod(match[1]);
+    m.end = std::stod(match[2]);
+    m.kept = std::stol(match[3]);
+    m.total = std::stol(match[4]);
+  }
+  return m;
+}
+
+// issue 17: the viewer's memory grew ≈0.27 MB per event without bound. Over 10,000 events the
+// panels keep a ring of the last --history events and the resident memory stays flat from a fifth
+// of the run to its end (without the ring, and with the hook keeping its own copies, it grew by
+// ~50 MB per 5,000 events on this model).
+TEST(ViewerWindow, EventHistoryIsARingAndMemoryStaysFlatOver10000Events) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  const std::string model = TempPath("bouncing_balls.xml");
+  std::ofstream(model) << BouncingBallsModel();
+  const RunResult run = RunViewer(model + " --frames 500 --width 160 --height 120 --hide-panels" +
+                                  " --history 200 --screenshot " + TempPath("bouncing.png"));
+  std::printf("%s", run.output.c_str());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const Memory m = ParseMemory(run.output);
+  ASSERT_GE(m.early, 0) << "no memory line in: " << run.output;
+  EXPECT_GE(m.total, 10000) << "the model gave fewer events than the test needs";
+  EXPECT_EQ(m.kept, 200);
+  std::printf("resident memory grew by %.1f MB over the last four fifths of %ld events\n",
+              m.end - m.early, m.total);
+  EXPECT_LT(m.end - m.early, 5.0) << "memory grows with the number of events";
+}
+
+// issue 17: the screenshot mode exited 0 after the run had stopped on a non-finite state. A stiff
+// spring integrated with a large explicit step blows up within a few steps.
+TEST(ViewerWindow, ScreenshotModeExitsNonZeroWhenTheRunGoesUnstable) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  const std::string model = TempPath("unstable.xml");
+  std::ofstream(model) << R"(<mujoco model="unstable">
+  <option timestep="0.01" integrator="Euler"/>
+  <worldbody>
+    <body name="mass" pos="0 0 1">
+      <joint name="spring" type="slide" axis="1 0 0" stiffness="1e12" ref="-1"/>
+      <geom type="sphere" size="0.1" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+  const RunResult run = RunViewer(model + " --frames 30 --width 160 --height 120 --screenshot " +
+                                  TempPath("unstable.png"));
+  std::printf("%s", run.output.c_str());
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("saltation-viewer: stopped: "), std::string::npos) << run.output;
+}
+
 TEST(ViewerWindow, BadModelLoadedMidRunIsShownAndThePreviousModelKeepsRunning) {
   ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
   const std::string bad = TempPath("broken.xml");

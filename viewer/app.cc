@@ -4,6 +4,8 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -18,6 +20,16 @@ constexpr double kFrameSimTime = 1.0 / 60;   // screenshot mode: simulated time 
 constexpr int kSceneGeoms = 6000;            // model geoms + contacts + event markers
 constexpr double kDoubleClick = 0.3;         // s
 constexpr double kStatusPeriod = 0.5;        // s of wall time between --status-log "tick" lines
+
+// the process's resident memory (MB), from /proc/self/statm; 0 where that is not readable
+double ResidentMegabytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%ld %ld", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1048576.0) : 0;
+}
 
 // --status-log: the key as the README names it ("space", "ctrl+p", "kp_add", …)
 std::string KeyName(int key, int mods) {
@@ -78,6 +90,7 @@ App::App(const ViewerArgs& args) : args_(args) {
   mjr_defaultContext(&con_);
   ui_.pending.propagation = args_.propagation;
   ui_.show_panels = !args_.hide_panels;
+  sim_.SetHistory(args_.history);
 }
 
 App::~App() {
@@ -291,6 +304,7 @@ void App::Frame() {
     auto lock = sim_.Lock();
     times_.Switch(Phase::kScene);
     if (kSpeeds[ui_.speed_index] != sim_.speed()) sim_.SetSpeed(kSpeeds[ui_.speed_index]);
+    FollowEventRing(sim_, ui_);
     mjModel* m = sim_.m();
     if (m && m == render_model_) {
       if (!sim_.running() && sim_.perturb().active) sim_.ForwardWhilePaused();
@@ -399,6 +413,7 @@ int App::RunInteractive() {
 
 int App::RunScreenshot() {
   ui_.fixed_frame_time = kFrameSimTime;
+  double rss_early = 0;  // MB after a fifth of the frames (the ring's memory should stay flat)
   // fixed simulated time per frame, whatever the wall time
   const double start = glfwGetTime();
   for (int frame = 0; frame < args_.frames; frame++) {
@@ -410,8 +425,10 @@ int App::RunScreenshot() {
       times_.Switch(Phase::kPhysics);
       sim_.Advance(kFrameSimTime);
       times_.Switch(Phase::kCount);
+      if (frame == args_.frames / 5) rss_early = ResidentMegabytes();
       // a few frames before the end, so the auto-sized event window has its size
       if (frame == std::max(0, args_.frames - 3) && args_.select_last_event) {
+        FollowEventRing(sim_, ui_);
         for (int i = static_cast<int>(sim_.events().size()) - 1; i >= 0; i--) {
           if (sim_.events()[i].has_xi) {
             ui_.selected = i;
@@ -445,9 +462,17 @@ int App::RunScreenshot() {
               sim_.path().c_str(), args_.frames, wall, args_.frames / std::max(wall, 1e-9),
               sim_.d()->time, sim_.events().size(), with_xi, args_.screenshot.c_str());
   std::printf("saltation-viewer: %s\n", times_.Summary(args_.frames).c_str());
+  std::printf("saltation-viewer: memory: resident %.1f MB after %d frames, %.1f MB at the end; "
+              "%zu of %ld events kept (history %zu)\n",
+              rss_early, args_.frames / 5 + 1, ResidentMegabytes(), sim_.events().size(),
+              sim_.total_events(), sim_.history());
   if (!sim_.hook_error().empty()) std::printf("saltation-viewer: hook: %s\n", sim_.hook_error().c_str());
-  if (!sim_.step_error().empty()) std::printf("saltation-viewer: stopped: %s\n", sim_.step_error().c_str());
   if (!ui_.load_error.empty()) std::printf("saltation-viewer: load error shown: %s\n", ui_.load_error.c_str());
+  if (!sim_.step_error().empty()) {
+    // the picture is written, but the run did not get through its frames
+    std::fprintf(stderr, "saltation-viewer: stopped: %s\n", sim_.step_error().c_str());
+    return 1;
+  }
   return 0;
 }
 

@@ -30,6 +30,7 @@ struct ViewerArgs {
   std::string then_load;          // screenshot mode: load this file half way through
   std::string record;             // start recording to RECORD.jsonl and RECORD.csv
   std::string status_log;         // interactive mode: append a state line per input and per 0.5 s
+  size_t history = 1000;          // events kept for the panels (a ring; --record keeps them all)
   bool hide_panels = false;       // start with the panels hidden (Tab shows them)
   int geom_groups = -1;           // bit mask of the geom groups 0–5 shown (−1: MuJoCo's default,
                                   // plus the hidden groups of a model that shows nothing else)

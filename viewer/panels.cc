@@ -283,8 +283,13 @@ void EventTable(Simulation& sim, UiState& ui, ImVec2 display) {
   ImGui::SetNextWindowPos(ImVec2(display.x - kRightWidth - 10, 320), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(kRightWidth, std::max(150.0f, display.y - 330)), ImGuiCond_FirstUseEver);
   const auto& events = sim.events();
-  char title[64];
-  std::snprintf(title, sizeof(title), "Events (%zu)###events", events.size());
+  char title[96];
+  if (sim.total_events() > static_cast<long>(events.size())) {
+    // the ring: the last history() events; a recording has them all
+    std::snprintf(title, sizeof(title), "Events (last %zu of %ld)###events", events.size(), sim.total_events());
+  } else {
+    std::snprintf(title, sizeof(title), "Events (%zu)###events", events.size());
+  }
   ImGui::Begin(title);
   // every column as wide as its widest visible cell, every frame (nothing clipped; not
   // resizable, or ImGui would fit them once only); the table scrolls sideways when they do not
@@ -329,9 +334,9 @@ void EventTable(Simulation& sim, UiState& ui, ImVec2 display) {
       }
     }
     // follow new events unless one is being inspected
-    if (events.size() != ui.seen_events) {
+    if (sim.total_events() != ui.seen_events) {
       if (ui.selected < 0) ImGui::SetScrollHereY(1.0f);
-      ui.seen_events = events.size();
+      ui.seen_events = sim.total_events();
     }
     ImGui::EndTable();
   }
@@ -564,6 +569,12 @@ int ShowHiddenGeomGroups(const mjModel* m, mjvOption* vopt) {
 void ShowMessage(UiState& ui, const std::string& text) {
   ui.message = text;
   ui.message_until = ImGui::GetTime() + 5;
+}
+
+void FollowEventRing(const Simulation& sim, UiState& ui) {
+  if (ui.selected >= 0) ui.selected -= static_cast<int>(sim.dropped() - ui.seen_dropped);
+  if (ui.selected < 0 || ui.selected >= static_cast<int>(sim.events().size())) ui.selected = -1;
+  ui.seen_dropped = sim.dropped();
 }
 
 void SelectEvent(Simulation& sim, UiState& ui, int record) {

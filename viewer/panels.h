@@ -28,7 +28,8 @@ struct UiState {
   bool shadows = true, reflections = true;
   std::string renderer;         // GL_RENDERER
   int selected = -1;            // event record shown in the heat map (−1: none)
-  size_t seen_events = 0;       // to scroll the table to new events
+  long seen_events = 0;         // Simulation::total_events() last drawn (to follow new events)
+  long seen_dropped = 0;        // Simulation::dropped() when `selected` was last valid
   int speed_index = kRealTimeIndex;
   double plot_window = 4;       // s of simulated time shown in the plots
   double marker_fade = 2;       // s of simulated time a scene marker takes to fade
@@ -60,6 +61,10 @@ inline constexpr float kRightWidth = 400;
 
 // Draws every panel (and the F1 help overlay). display: the window size in ImGui units.
 void DrawPanels(Simulation& sim, UiState& ui, mjvOption& vopt, mjvCamera& cam, ImVec2 display);
+
+// (locked) Keeps `selected` on the same event while the event ring drops old ones (deselects it
+// when it was dropped); call once a frame before anything uses `selected`.
+void FollowEventRing(const Simulation& sim, UiState& ui);
 
 // Selects an event record and pauses (clicking a row or a plot point).
 void SelectEvent(Simulation& sim, UiState& ui, int record);
