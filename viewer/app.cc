@@ -149,7 +149,7 @@ std::string App::OpenWindow() {
   software_renderer_ = ui_.renderer.find("llvmpipe") != std::string::npos ||
                        ui_.renderer.find("softpipe") != std::string::npos ||
                        ui_.renderer.find("swrast") != std::string::npos;
-  if (software_renderer_) {
+  if (software_renderer_ && !args_.render_effects) {
     ui_.shadows = ui_.reflections = false;
     if (!headless) {
       glfwDestroyWindow(window_);

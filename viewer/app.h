@@ -32,6 +32,7 @@ struct ViewerArgs {
   std::string status_log;         // interactive mode: append a state line per input and per 0.5 s
   size_t history = 1000;          // events kept for the panels (a ring; --record keeps them all)
   bool hide_panels = false;       // start with the panels hidden (Tab shows them)
+  bool render_effects = false;    // shadows and reflections even on a software renderer
   int geom_groups = -1;           // bit mask of the geom groups 0–5 shown (−1: MuJoCo's default,
                                   // plus the hidden groups of a model that shows nothing else)
 };

@@ -35,6 +35,8 @@ options:
   --width W, --height H window size (default 1280x720)
   --select-last-event   screenshot mode: show the last event's Xi and DDelta
   --hide-panels         start with the panels hidden (Tab shows them)
+  --render-effects      shadows, reflections and multisampling also on a software renderer
+                        (llvmpipe; off there by default: they are most of a frame's cost)
   --history N           keep the last N events for the panels (default 1000; --record writes all)
   --geom-groups LIST    show exactly these geom groups, e.g. 0,1,2,3 (default: MuJoCo's 0,1,2,
                         and a model with no geom there shows the groups it has); keys 0-5 toggle
@@ -125,6 +127,8 @@ std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args)
       int n = 0;
       if (!ParseInt(v, 1, 100000000, &n)) return "--history needs a positive number of events, got '" + v + "'";
       args->history = static_cast<size_t>(n);
+    } else if (a == "--render-effects") {
+      args->render_effects = true;
     } else if (a == "--hide-panels") {
       args->hide_panels = true;
     } else if (a == "--select-last-event") {
