@@ -409,6 +409,13 @@ TEST(ViewerCommandLine, MissingKeyframeAndBadOptionsAreErrors) {
   EXPECT_NE(run.output.find("--frames needs a positive integer"), std::string::npos) << run.output;
   run = RunViewer("--propagation sideways");
   EXPECT_EQ(run.status, 2) << run.output;
+  run = RunViewer("--history 0 --screenshot x.png");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("--history needs a positive number of events, got '0'"), std::string::npos) << run.output;
+  run = RunViewer("--geom-groups 0,7 --screenshot x.png");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("--geom-groups needs a comma-separated list of groups 0-5, got '0,7'"),
+            std::string::npos) << run.output;
 }
 
 // ---- ViewerInput: the interactive viewer in a real window, driven with xdotool ----------------
