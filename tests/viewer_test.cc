@@ -781,6 +781,16 @@ TEST_F(ViewerInput, KeysAndMouseFollowMujocoSimulateConventions) {
   EXPECT_LT(Stats(shown, 560, 300, 720, 420).dark_fraction, 0.05);
   EXPECT_EQ(Key("Tab", "key:tab")["panels"], "1");
 
+  // F1 draws the help overlay in the middle of the window (over the scene), F1 again removes it
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "1");
+  Key("ctrl+p", "key:ctrl+p");
+  Image help;
+  ASSERT_TRUE(LoadPng(dir_ + "/saltation-screenshot-3.png", &help, 5)) << "Ctrl+P wrote nothing";
+  const RegionStats help_centre = Stats(help, 560, 300, 720, 420);
+  PrintStats("centre with the F1 help", help_centre);
+  EXPECT_GT(help_centre.dark_fraction, 0.4) << "no help overlay in the middle";
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "0");
+
   // double-click left on the ball selects it; on the floor deselects
   s = Send(At(640, 360) + " click --repeat 2 --delay 60 1", "mouse:left:double-click");
   EXPECT_EQ(s["selected"], "1:ball");
