@@ -152,6 +152,220 @@ TEST(ViewerWindow, ScreenshotShowsTheSceneAndTheOverlayWithEvents) {
   EXPECT_EQ(rows, lines);
 }
 
+// pixels of [x0, x1) × [y0, y1) for which `pred(r, g, b)` holds
+size_t CountPixels(const Image& img, int x0, int y0, int x1, int y1,
+                   const std::function<bool(int, int, int)>& pred) {
+  size_t n = 0;
+  for (int y = y0; y < y1; y++) {
+    for (int x = x0; x < x1; x++) {
+      const unsigned char* p = img.rgb + 3 * (static_cast<size_t>(y) * img.width + x);
+      n += pred(p[0], p[1], p[2]);
+    }
+  }
+  return n;
+}
+
+// the fraction of [x0, x1) × [y0, y1) where two images of the same size agree (every channel
+// within `tolerance`)
+double FractionSame(const Image& a, const Image& b, int x0, int y0, int x1, int y1, int tolerance) {
+  size_t same = 0, count = 0;
+  for (int y = y0; y < y1; y++) {
+    for (int x = x0; x < x1; x++) {
+      const size_t i = 3 * (static_cast<size_t>(y) * a.width + x);
+      same += std::abs(a.rgb[i] - b.rgb[i]) <= tolerance && std::abs(a.rgb[i + 1] - b.rgb[i + 1]) <= tolerance &&
+              std::abs(a.rgb[i + 2] - b.rgb[i + 2]) <= tolerance;
+      count++;
+    }
+  }
+  return static_cast<double>(same) / count;
+}
+
+bool LoadImage(const std::string& png, Image* img) {
+  int channels = 0;
+  img->rgb = stbi_load(png.c_str(), &img->width, &img->height, &channels, 3);
+  return img->rgb != nullptr;
+}
+
+// At 1280×720, with the panels and the last event's window open, the middle third of the window
+// (all its height) is the scene's: it is the same picture as with the panels hidden, and it holds
+// the model (pixels of the model's colour).
+TEST(ViewerWindow, LayoutLeavesTheCentreThirdToTheScene) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  struct Case {
+    const char* name;
+    std::string args;
+    std::function<bool(int, int, int)> model_colour;
+    size_t min_model_pixels;
+  };
+  const std::vector<Case> cases = {
+      // the default model (ball_drop, keyframe throw) just after its first touchdown: the red ball
+      {"ball_drop", "--frames 40",
+       [](int r, int g, int b) { return r > 90 && r > 2 * g && r > 2 * b; }, 1000},
+      // the humanoid falling on its feet: its orange-brown body (rgba 0.8 0.6 0.4, textured)
+      {"humanoid", std::string(SALTATION_SOURCE_DIR) + "/tests/models/humanoid/humanoid.xml --frames 30",
+       [](int r, int g, int b) { return r > 100 && r > g + 40 && g > b + 15; }, 4000},
+  };
+  const int w = 1280, h = 720, x0 = w / 3, x1 = 2 * w / 3;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string shown_png = TempPath(std::string(c.name) + "_panels.png");
+    const std::string hidden_png = TempPath(std::string(c.name) + "_hidden.png");
+    const std::string common = c.args + " --width 1280 --height 720 --select-last-event --screenshot ";
+    RunResult run = RunViewer(common + shown_png);
+    std::printf("%s", run.output.c_str());
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_GE(EventsWithXi(run.output), 1) << "no event to show in the selected-event window";
+    run = RunViewer(common + hidden_png + " --hide-panels");
+    ASSERT_EQ(run.status, 0) << run.output;
+    Image shown, hidden;
+    ASSERT_TRUE(LoadImage(shown_png, &shown)) << shown_png;
+    ASSERT_TRUE(LoadImage(hidden_png, &hidden)) << hidden_png;
+    ASSERT_EQ(shown.width, w);
+    ASSERT_EQ(shown.height, h);
+    ASSERT_EQ(hidden.width, w);
+    ASSERT_EQ(hidden.height, h);
+
+    // the panels are there (left and right columns differ from the bare scene) …
+    const double left_same = FractionSame(shown, hidden, 20, 40, 300, 380, 6);
+    const double right_same = FractionSame(shown, hidden, w - 390, 40, w - 20, 380, 6);
+    // … and none of them reaches into the middle third
+    const double centre_same = FractionSame(shown, hidden, x0, 0, x1, h, 6);
+    const size_t model_pixels = CountPixels(shown, x0, 0, x1, h, c.model_colour);
+    std::printf("%s: same as without panels: left column %.3f, right column %.3f, centre third "
+                "%.4f; model-coloured pixels in the centre third: %zu\n",
+                c.name, left_same, right_same, centre_same, model_pixels);
+    EXPECT_LT(left_same, 0.7) << "no control panel on the left";
+    EXPECT_LT(right_same, 0.7) << "no event panel on the right";
+    EXPECT_GT(centre_same, 0.995) << "a panel covers part of the centre third";
+    EXPECT_GE(model_pixels, c.min_model_pixels) << "the model is not in the centre third";
+  }
+}
+
+// A robot as MuJoCo Menagerie writes them, with its visual meshes gone: the floor in group 0, the
+// body's only geom (a red box) a collision geom in group 3, hidden by MuJoCo's default.
+const char* kGroup3Model = R"(<mujoco model="group3">
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="3 3 0.1" rgba="0.8 0.8 0.8 1"/>
+    <body name="robot" pos="0 0 0.3">
+      <freejoint/>
+      <geom name="collision" type="box" size="0.2 0.2 0.2" group="3" rgba="0.9 0.1 0.1 1"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+
+TEST(ViewerWindow, GeomGroupsShowAModelWhoseGeomsAreAllInGroup3) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  const std::string model = TempPath("group3.xml");
+  std::ofstream(model) << kGroup3Model;
+  auto red = [](int r, int g, int b) { return r > 90 && r > 3 * g && r > 3 * b; };
+  auto red_pixels = [&](const std::string& name, const std::string& groups, std::string* output) {
+    const std::string png = TempPath(name + ".png");
+    const RunResult run = RunViewer(model + " --frames 3 --width 640 --height 480 --hide-panels" +
+                                    " --camera 90,-30,2.5,0,0,0.2 --screenshot " + png + groups);
+    *output = run.output;
+    EXPECT_EQ(run.status, 0) << run.output;
+    Image img;
+    if (!LoadImage(png, &img)) return size_t{0};
+    return CountPixels(img, 0, 0, img.width, img.height, red);
+  };
+  std::string automatic_output, output;
+  const size_t automatic = red_pixels("group3_auto", "", &automatic_output);
+  const size_t hidden = red_pixels("group3_off", " --geom-groups 0,1,2", &output);
+  const size_t shown = red_pixels("group3_on", " --geom-groups 0,1,2,3", &output);
+  std::printf("red pixels: default %zu, groups 0-2 %zu, groups 0-3 %zu\n", automatic, hidden, shown);
+  EXPECT_NE(automatic_output.find("no geom in groups 0-2: showing group 3"), std::string::npos)
+      << automatic_output;
+  EXPECT_GT(automatic, 5000u) << "the model is invisible by default";
+  EXPECT_LT(hidden, 50u) << "group 3 is drawn although it is off";
+  EXPECT_GT(shown, 5000u);
+  EXPECT_EQ(shown, automatic);
+}
+
+// Twenty 1-dof balls bouncing on an elastic floor (zero damping) under 40 g: ~1,000 contact
+// events per simulated second.
+std::string BouncingBallsModel() {
+  std::string xml = R"(<mujoco model="bouncing_balls">
+  <option timestep="0.0005" gravity="0 0 -400"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="1 1 0.1" rgba="0.8 0.8 0.8 1"/>
+)";
+  for (int i = 0; i < 20; i++) {
+    char body[400];
+    std::snprintf(body, sizeof(body),
+                  "    <body name=\"b%d\" pos=\"%.1f %.1f %.4f\">\n"
+                  "      <joint name=\"z%d\" type=\"slide\" axis=\"0 0 1\"/>\n"
+                  "      <geom name=\"ball%d\" type=\"sphere\" size=\"0.01\" mass=\"0.01\" "
+                  "solref=\"-100000 0\"/>\n    </body>\n",
+                  i, 0.1 * (i % 5), 0.1 * (i / 5), 0.011 + 0.0003 * i, i, i);
+    xml += body;
+  }
+  return xml + "  </worldbody>\n</mujoco>\n";
+}
+
+// "resident A MB after N frames, B MB at the end; K of T events kept"
+struct Memory {
+  double early = -1, end = -1;
+  long kept = -1, total = -1;
+};
+Memory ParseMemory(const std::string& output) {
+  Memory m;
+  std::smatch match;
+  if (std::regex_search(output, match, std::regex("resident ([0-9.]+) MB after \\d+ frames, ([0-9.]+) MB "
+                                                  "at the end; (\\d+) of (\\d+) events kept"))) {
+    m.early = std::stod(match[1]);
+    m.end = std::stod(match[2]);
+    m.kept = std::stol(match[3]);
+    m.total = std::stol(match[4]);
+  }
+  return m;
+}
+
+// issue 17: the viewer's memory grew ≈0.27 MB per event without bound. Over 10,000 events the
+// panels keep a ring of the last --history events and the resident memory stays flat from a fifth
+// of the run to its end (without the ring, and with the hook keeping its own copies, it grew by
+// ~50 MB per 5,000 events on this model).
+TEST(ViewerWindow, EventHistoryIsARingAndMemoryStaysFlatOver10000Events) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  const std::string model = TempPath("bouncing_balls.xml");
+  std::ofstream(model) << BouncingBallsModel();
+  const RunResult run = RunViewer(model + " --frames 500 --width 160 --height 120 --hide-panels" +
+                                  " --history 200 --screenshot " + TempPath("bouncing.png"));
+  std::printf("%s", run.output.c_str());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const Memory m = ParseMemory(run.output);
+  ASSERT_GE(m.early, 0) << "no memory line in: " << run.output;
+  EXPECT_GE(m.total, 10000) << "the model gave fewer events than the test needs";
+  EXPECT_EQ(m.kept, 200);
+  std::printf("resident memory grew by %.1f MB over the last four fifths of %ld events\n",
+              m.end - m.early, m.total);
+  EXPECT_LT(m.end - m.early, 5.0) << "memory grows with the number of events";
+}
+
+// issue 17: the screenshot mode exited 0 after the run had stopped on a non-finite state. A stiff
+// spring integrated with a large explicit step blows up within a few steps.
+TEST(ViewerWindow, ScreenshotModeExitsNonZeroWhenTheRunGoesUnstable) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  const std::string model = TempPath("unstable.xml");
+  std::ofstream(model) << R"(<mujoco model="unstable">
+  <option timestep="0.01" integrator="Euler"/>
+  <worldbody>
+    <body name="mass" pos="0 0 1">
+      <joint name="spring" type="slide" axis="1 0 0" stiffness="1e12" ref="-1"/>
+      <geom type="sphere" size="0.1" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+  const RunResult run = RunViewer(model + " --frames 30 --width 160 --height 120 --screenshot " +
+                                  TempPath("unstable.png"));
+  std::printf("%s", run.output.c_str());
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("saltation-viewer: stopped: "), std::string::npos) << run.output;
+}
+
 TEST(ViewerWindow, BadModelLoadedMidRunIsShownAndThePreviousModelKeepsRunning) {
   ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
   const std::string bad = TempPath("broken.xml");
@@ -195,6 +409,13 @@ TEST(ViewerCommandLine, MissingKeyframeAndBadOptionsAreErrors) {
   EXPECT_NE(run.output.find("--frames needs a positive integer"), std::string::npos) << run.output;
   run = RunViewer("--propagation sideways");
   EXPECT_EQ(run.status, 2) << run.output;
+  run = RunViewer("--history 0 --screenshot x.png");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("--history needs a positive number of events, got '0'"), std::string::npos) << run.output;
+  run = RunViewer("--geom-groups 0,7 --screenshot x.png");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("--geom-groups needs a comma-separated list of groups 0-5, got '0,7'"),
+            std::string::npos) << run.output;
 }
 
 // ---- ViewerInput: the interactive viewer in a real window, driven with xdotool ----------------
@@ -526,6 +747,16 @@ TEST_F(ViewerInput, KeysAndMouseFollowMujocoSimulateConventions) {
   EXPECT_EQ(s["forces"], "1");
   EXPECT_EQ(Key("f", "key:f")["forces"], "0");
 
+  // F1: the help overlay on and off; 0–5: geom groups (MuJoCo's default shows 0, 1, 2)
+  EXPECT_EQ(s["groups"], "012");
+  EXPECT_EQ(s["help"], "0");
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "1");
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "0");
+  EXPECT_EQ(Key("3", "key:3")["groups"], "0123");
+  EXPECT_EQ(Key("0", "key:0")["groups"], "123");
+  EXPECT_EQ(Key("0", "key:0")["groups"], "0123");
+  EXPECT_EQ(Key("3", "key:3")["groups"], "012");
+
   // Tab hides the panels: Ctrl+P screenshots (in the working directory) before and after
   Key("ctrl+p", "key:ctrl+p");
   Image shown, hidden;
@@ -549,6 +780,16 @@ TEST_F(ViewerInput, KeysAndMouseFollowMujocoSimulateConventions) {
   // the middle is the scene in both (the panels never covered it)
   EXPECT_LT(Stats(shown, 560, 300, 720, 420).dark_fraction, 0.05);
   EXPECT_EQ(Key("Tab", "key:tab")["panels"], "1");
+
+  // F1 draws the help overlay in the middle of the window (over the scene), F1 again removes it
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "1");
+  Key("ctrl+p", "key:ctrl+p");
+  Image help;
+  ASSERT_TRUE(LoadPng(dir_ + "/saltation-screenshot-3.png", &help, 5)) << "Ctrl+P wrote nothing";
+  const RegionStats help_centre = Stats(help, 560, 300, 720, 420);
+  PrintStats("centre with the F1 help", help_centre);
+  EXPECT_GT(help_centre.dark_fraction, 0.4) << "no help overlay in the middle";
+  EXPECT_EQ(Key("F1", "key:f1")["help"], "0");
 
   // double-click left on the ball selects it; on the floor deselects
   s = Send(At(640, 360) + " click --repeat 2 --delay 60 1", "mouse:left:double-click");

@@ -4,6 +4,8 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -19,6 +21,16 @@ constexpr int kSceneGeoms = 6000;            // model geoms + contacts + event m
 constexpr double kDoubleClick = 0.3;         // s
 constexpr double kStatusPeriod = 0.5;        // s of wall time between --status-log "tick" lines
 
+// the process's resident memory (MB), from /proc/self/statm; 0 where that is not readable
+double ResidentMegabytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%ld %ld", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1048576.0) : 0;
+}
+
 // --status-log: the key as the README names it ("space", "ctrl+p", "kp_add", …)
 std::string KeyName(int key, int mods) {
   std::string name;
@@ -31,6 +43,7 @@ std::string KeyName(int key, int mods) {
     case GLFW_KEY_BACKSPACE: name = "backspace"; break;
     case GLFW_KEY_ESCAPE: name = "escape"; break;
     case GLFW_KEY_TAB: name = "tab"; break;
+    case GLFW_KEY_F1: name = "f1"; break;
     case GLFW_KEY_ENTER: name = "enter"; break;
     case GLFW_KEY_KP_ADD: name = "kp_add"; break;
     case GLFW_KEY_KP_SUBTRACT: name = "kp_subtract"; break;
@@ -76,6 +89,8 @@ App::App(const ViewerArgs& args) : args_(args) {
   mjv_defaultScene(&scn_);
   mjr_defaultContext(&con_);
   ui_.pending.propagation = args_.propagation;
+  ui_.show_panels = !args_.hide_panels;
+  sim_.SetHistory(args_.history);
 }
 
 App::~App() {
@@ -127,6 +142,26 @@ std::string App::OpenWindow() {
     return "cannot create a window with an OpenGL context (no display? try xvfb-run)";
   }
   glfwMakeContextCurrent(window_);
+  // a software renderer (Mesa's llvmpipe under Xvfb): no multisampling, no shadows and no
+  // reflections by default — they cost most of each frame there (viewer/README.md has figures)
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  ui_.renderer = renderer ? renderer : "?";
+  software_renderer_ = ui_.renderer.find("llvmpipe") != std::string::npos ||
+                       ui_.renderer.find("softpipe") != std::string::npos ||
+                       ui_.renderer.find("swrast") != std::string::npos;
+  if (software_renderer_ && !args_.render_effects) {
+    ui_.shadows = ui_.reflections = false;
+    if (!headless) {
+      glfwDestroyWindow(window_);
+      glfwWindowHint(GLFW_SAMPLES, 0);
+      window_ = glfwCreateWindow(args_.width, args_.height, "saltation-viewer", nullptr, nullptr);
+      if (!window_) {
+        glfwTerminate();
+        return "cannot create a window with an OpenGL context (no display? try xvfb-run)";
+      }
+      glfwMakeContextCurrent(window_);
+    }
+  }
   glfwSwapInterval(headless ? 0 : 1);
   glfwSetWindowUserPointer(window_, this);
 
@@ -185,6 +220,27 @@ void App::MakeRenderContext() {
   }
   if (args_.camera.size() == 6) mju_copy3(cam_.lookat, &args_.camera[3]);
   render_model_ = m;
+
+  // geom groups: the command line's, else MuJoCo's default (0–2), plus whatever makes a model
+  // that would show nothing visible
+  mjvOption defaults;
+  mjv_defaultOption(&defaults);
+  for (int g = 0; g < mjNGROUP; g++) {
+    vopt_.geomgroup[g] = args_.geom_groups >= 0 ? (g < kGeomGroups && (args_.geom_groups >> g & 1))
+                                                : defaults.geomgroup[g];
+  }
+  if (args_.geom_groups < 0) {
+    const int shown = ShowHiddenGeomGroups(m, &vopt_);
+    if (shown) {
+      std::string groups;
+      for (int g = 0; g < kGeomGroups; g++) {
+        if (shown >> g & 1) groups += (groups.empty() ? "" : ", ") + std::to_string(g);
+      }
+      const std::string text = "no geom in groups 0-2: showing group " + groups + " (keys 0-5)";
+      std::fprintf(stderr, "saltation-viewer: %s\n", text.c_str());
+      ShowMessage(ui_, text);
+    }
+  }
 }
 
 void App::LoadModel(const std::string& path, const std::string& keyframe) {
@@ -239,13 +295,16 @@ void App::Frame() {
   }
   TakeWarnings();
 
+  times_.Switch(Phase::kPanels);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   bool have_scene = false;
   {
     auto lock = sim_.Lock();
+    times_.Switch(Phase::kScene);
     if (kSpeeds[ui_.speed_index] != sim_.speed()) sim_.SetSpeed(kSpeeds[ui_.speed_index]);
+    FollowEventRing(sim_, ui_);
     mjModel* m = sim_.m();
     if (m && m == render_model_) {
       if (!sim_.running() && sim_.perturb().active) sim_.ForwardWhilePaused();
@@ -253,14 +312,18 @@ void App::Frame() {
       AddEventMarkers(m, sim_.d()->time, sim_.events(), ui_.selected, ui_.marker_fade, &scn_);
       have_scene = true;
     }
+    times_.Switch(Phase::kPanels);
     DrawPanels(sim_, ui_, vopt_, cam_, ImGui::GetIO().DisplaySize);
   }
   ImGui::Render();
+  times_.Switch(Phase::kRender);
 
   int width = 0, height = 0;
   glfwGetFramebufferSize(window_, &width, &height);
   const mjrRect viewport = {0, 0, width, height};
   if (have_scene) {
+    scn_.flags[mjRND_SHADOW] = ui_.shadows;
+    scn_.flags[mjRND_REFLECTION] = ui_.reflections;
     mjr_setBuffer(mjFB_WINDOW, &con_);
     mjr_render(viewport, &scn_, &con_);
   } else {
@@ -268,7 +331,11 @@ void App::Frame() {
     glClearColor(0.15f, 0.15f, 0.2f, 1);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   }
+  if (ui_.fixed_frame_time > 0) glFinish();  // screenshot mode: the render's time counted here
+  times_.Switch(Phase::kOverlay);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (ui_.fixed_frame_time > 0) glFinish();
+  times_.Switch(Phase::kCount);
 
   if (ui_.request_screenshot) {
     ui_.request_screenshot = false;
@@ -299,9 +366,14 @@ void App::LogStatus(const std::string& input) {
   std::string camera = "free";
   if (cam_.type == mjCAMERA_FIXED) camera = "fixed:" + std::to_string(cam_.fixedcamid);
   if (cam_.type == mjCAMERA_TRACKING) camera = "tracking:" + std::to_string(cam_.trackbodyid);
-  std::fprintf(status_log_, " perturb=%s camera=%s contacts=%d forces=%d panels=%d\n", perturb,
-               camera.c_str(), vopt_.flags[mjVIS_CONTACTPOINT] ? 1 : 0,
-               vopt_.flags[mjVIS_CONTACTFORCE] ? 1 : 0, ui_.show_panels ? 1 : 0);
+  std::string groups;
+  for (int g = 0; g < kGeomGroups; g++) {
+    if (vopt_.geomgroup[g]) groups += std::to_string(g);
+  }
+  std::fprintf(status_log_, " perturb=%s camera=%s contacts=%d forces=%d panels=%d groups=%s help=%d\n",
+               perturb, camera.c_str(), vopt_.flags[mjVIS_CONTACTPOINT] ? 1 : 0,
+               vopt_.flags[mjVIS_CONTACTFORCE] ? 1 : 0, ui_.show_panels ? 1 : 0,
+               groups.empty() ? "-" : groups.c_str(), ui_.show_help ? 1 : 0);
   std::fflush(status_log_);
 }
 
@@ -341,6 +413,7 @@ int App::RunInteractive() {
 
 int App::RunScreenshot() {
   ui_.fixed_frame_time = kFrameSimTime;
+  double rss_early = 0;  // MB after a fifth of the frames (the ring's memory should stay flat)
   // fixed simulated time per frame, whatever the wall time
   const double start = glfwGetTime();
   for (int frame = 0; frame < args_.frames; frame++) {
@@ -349,9 +422,13 @@ int App::RunScreenshot() {
     HandleRequests();
     {
       auto lock = sim_.Lock();
+      times_.Switch(Phase::kPhysics);
       sim_.Advance(kFrameSimTime);
+      times_.Switch(Phase::kCount);
+      if (frame == args_.frames / 5) rss_early = ResidentMegabytes();
       // a few frames before the end, so the auto-sized event window has its size
       if (frame == std::max(0, args_.frames - 3) && args_.select_last_event) {
+        FollowEventRing(sim_, ui_);
         for (int i = static_cast<int>(sim_.events().size()) - 1; i >= 0; i--) {
           if (sim_.events()[i].has_xi) {
             ui_.selected = i;
@@ -384,9 +461,18 @@ int App::RunScreenshot() {
               "(%d with Xi); wrote %s\n",
               sim_.path().c_str(), args_.frames, wall, args_.frames / std::max(wall, 1e-9),
               sim_.d()->time, sim_.events().size(), with_xi, args_.screenshot.c_str());
+  std::printf("saltation-viewer: %s\n", times_.Summary(args_.frames).c_str());
+  std::printf("saltation-viewer: memory: resident %.1f MB after %d frames, %.1f MB at the end; "
+              "%zu of %ld events kept (history %zu)\n",
+              rss_early, args_.frames / 5 + 1, ResidentMegabytes(), sim_.events().size(),
+              sim_.total_events(), sim_.history());
   if (!sim_.hook_error().empty()) std::printf("saltation-viewer: hook: %s\n", sim_.hook_error().c_str());
-  if (!sim_.step_error().empty()) std::printf("saltation-viewer: stopped: %s\n", sim_.step_error().c_str());
   if (!ui_.load_error.empty()) std::printf("saltation-viewer: load error shown: %s\n", ui_.load_error.c_str());
+  if (!sim_.step_error().empty()) {
+    // the picture is written, but the run did not get through its frames
+    std::fprintf(stderr, "saltation-viewer: stopped: %s\n", sim_.step_error().c_str());
+    return 1;
+  }
   return 0;
 }
 
@@ -413,7 +499,12 @@ void App::Key(int key, int mods) {
   if (ctrl && key == GLFW_KEY_P) ui_.request_screenshot = true;
   if (ctrl && key == GLFW_KEY_Q) glfwSetWindowShouldClose(window_, 1);
   if (key == GLFW_KEY_TAB) ui_.show_panels = !ui_.show_panels;
+  if (key == GLFW_KEY_F1) ui_.show_help = !ui_.show_help;
   if (ctrl) return;
+  if (key >= GLFW_KEY_0 && key < GLFW_KEY_0 + kGeomGroups) {
+    vopt_.geomgroup[key - GLFW_KEY_0] = !vopt_.geomgroup[key - GLFW_KEY_0];
+    return;
+  }
   auto lock = sim_.Lock();
   if (!sim_.m()) return;
   switch (key) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "frame_times.h"
 #include "panels.h"
 #include "simulation.h"
 
@@ -29,6 +30,11 @@ struct ViewerArgs {
   std::string then_load;          // screenshot mode: load this file half way through
   std::string record;             // start recording to RECORD.jsonl and RECORD.csv
   std::string status_log;         // interactive mode: append a state line per input and per 0.5 s
+  size_t history = 1000;          // events kept for the panels (a ring; --record keeps them all)
+  bool hide_panels = false;       // start with the panels hidden (Tab shows them)
+  bool render_effects = false;    // shadows and reflections even on a software renderer
+  int geom_groups = -1;           // bit mask of the geom groups 0–5 shown (−1: MuJoCo's default,
+                                  // plus the hidden groups of a model that shows nothing else)
 };
 
 // set by a SIGINT/SIGTERM handler: the interactive loop ends cleanly
@@ -70,6 +76,7 @@ class App {
   UiState ui_;
   GLFWwindow* window_ = nullptr;
   bool imgui_ = false;
+  bool software_renderer_ = false;  // llvmpipe & co.
   mjvCamera cam_;
   mjvOption vopt_;
   mjvScene scn_;
@@ -86,7 +93,8 @@ class App {
   std::FILE* status_log_ = nullptr;
   double status_next_ = 0;
 
-  // frame rate
+  // frame rate, and where the frames' time goes (screenshot mode's summary)
+  FrameTimes times_;
   double fps_since_ = 0;
   int fps_frames_ = 0;
 };

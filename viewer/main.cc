@@ -30,9 +30,16 @@ options:
   --status-log FILE     append the viewer's state to FILE after every key and mouse button and
                         every 0.5 s (for tests and automation; format in viewer/README.md)
   --screenshot FILE     headless: run --frames frames of 1/60 s each, write FILE (PNG), exit
+                        (exit 1 when the run stopped early: unstable or non-finite state)
   --frames N            frames in screenshot mode (default 60)
   --width W, --height H window size (default 1280x720)
   --select-last-event   screenshot mode: show the last event's Xi and DDelta
+  --hide-panels         start with the panels hidden (Tab shows them)
+  --render-effects      shadows, reflections and multisampling also on a software renderer
+                        (llvmpipe; off there by default: they are most of a frame's cost)
+  --history N           keep the last N events for the panels (default 1000; --record writes all)
+  --geom-groups LIST    show exactly these geom groups, e.g. 0,1,2,3 (default: MuJoCo's 0,1,2,
+                        and a model with no geom there shows the groups it has); keys 0-5 toggle
   --then-load FILE      screenshot mode: load FILE half way through (the reload path)
   -h, --help            this text
 )";
@@ -63,7 +70,7 @@ std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args)
     if (a == "-h" || a == "--help") return "help";
     if (a == "--keyframe" || a == "--screenshot" || a == "--frames" || a == "--width" ||
         a == "--height" || a == "--propagation" || a == "--then-load" || a == "--camera" ||
-        a == "--record" || a == "--status-log") {
+        a == "--record" || a == "--status-log" || a == "--geom-groups" || a == "--history") {
       if (!value(&v)) return "option " + a + " needs a value";
     }
     if (a == "--keyframe") {
@@ -104,6 +111,26 @@ std::string ParseArgs(int argc, char** argv, saltation_viewer::ViewerArgs* args)
       if (args->camera.size() != 3 && args->camera.size() != 6) {
         return "--camera needs 3 or 6 numbers: azimuth,elevation,distance[,x,y,z]";
       }
+    } else if (a == "--geom-groups") {
+      args->geom_groups = 0;
+      size_t pos = 0;
+      while (pos <= v.size()) {
+        const size_t comma = std::min(v.find(',', pos), v.size());
+        int g = -1;
+        if (!ParseInt(v.substr(pos, comma - pos), 0, 5, &g)) {
+          return "--geom-groups needs a comma-separated list of groups 0-5, got '" + v + "'";
+        }
+        args->geom_groups |= 1 << g;
+        pos = comma + 1;
+      }
+    } else if (a == "--history") {
+      int n = 0;
+      if (!ParseInt(v, 1, 100000000, &n)) return "--history needs a positive number of events, got '" + v + "'";
+      args->history = static_cast<size_t>(n);
+    } else if (a == "--render-effects") {
+      args->render_effects = true;
+    } else if (a == "--hide-panels") {
+      args->hide_panels = true;
     } else if (a == "--select-last-event") {
       args->select_last_event = true;
     } else if (a.size() > 1 && a[0] == '-') {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
 #include "plots.h"
+#include "saltation/tangent.h"
 #include "scene_markers.h"
 #include "simulation.h"
 
@@ -14,8 +16,6 @@ namespace {
 
 const ImVec4 kRed(1.0f, 0.4f, 0.35f, 1);
 const ImVec4 kAmber(1.0f, 0.75f, 0.2f, 1);
-constexpr float kLeftWidth = 320;
-constexpr float kRightWidth = 450;
 
 const char* kPropagationNames[] = {"events", "rigid", "compliant", "both"};
 const char* kRestitutionNames[] = {"model", "override", "auto"};
@@ -150,6 +150,24 @@ void RecordControls(Simulation& sim, UiState& ui) {
   }
 }
 
+// geom groups 0–5 as checkboxes (keys 0–5); a group the model has no geom in is greyed
+void GeomGroupControls(mjvOption& vopt, const mjModel* m) {
+  const std::vector<int> counts = GeomGroupCounts(m);
+  for (int g = 0; g < kGeomGroups; g++) {
+    if (g) ImGui::SameLine();
+    bool on = vopt.geomgroup[g];
+    char label[32];
+    std::snprintf(label, sizeof(label), "%d##group%d", g, g);
+    if (!counts[g]) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
+    if (ImGui::Checkbox(label, &on)) vopt.geomgroup[g] = on;
+    if (!counts[g]) ImGui::PopStyleVar();
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%d geoms in group %d%s", counts[g], g,
+                        g == 3 ? " (MuJoCo Menagerie: the collision geoms)" : "");
+    }
+  }
+}
+
 void ViewControls(UiState& ui, mjvOption& vopt, mjvCamera& cam, const mjModel* m) {
   bool points = vopt.flags[mjVIS_CONTACTPOINT], forces = vopt.flags[mjVIS_CONTACTFORCE];
   if (ImGui::Checkbox("contact points (C)", &points)) vopt.flags[mjVIS_CONTACTPOINT] = points;
@@ -168,6 +186,10 @@ void ViewControls(UiState& ui, mjvOption& vopt, mjvCamera& cam, const mjModel* m
     camera = "tracking body " + std::to_string(cam.trackbodyid);
   }
   ImGui::Text("camera: %s  ([ ] cycle, Esc free)", camera.c_str());
+  ImGui::Checkbox("shadows", &ui.shadows);
+  ImGui::SameLine();
+  ImGui::Checkbox("reflections", &ui.reflections);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("renderer: %s", ui.renderer.c_str());
 }
 
 void ControlPanel(Simulation& sim, UiState& ui, mjvOption& vopt, mjvCamera& cam, ImVec2 display) {
@@ -198,8 +220,11 @@ void ControlPanel(Simulation& sim, UiState& ui, mjvOption& vopt, mjvCamera& cam,
   RunControls(sim, ui);
   if (ImGui::CollapsingHeader("Saltation", ImGuiTreeNodeFlags_DefaultOpen)) SaltationControls(sim, ui);
   if (ImGui::CollapsingHeader("Record")) RecordControls(sim, ui);
-  if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) ViewControls(ui, vopt, cam, sim.m());
-  ImGui::TextDisabled("Tab hides the panels; keys in viewer/README.md");
+  if (ImGui::CollapsingHeader("Geom groups (keys 0-5)", ImGuiTreeNodeFlags_DefaultOpen)) {
+    GeomGroupControls(vopt, sim.m());
+  }
+  if (ImGui::CollapsingHeader("View")) ViewControls(ui, vopt, cam, sim.m());
+  ImGui::TextDisabled("F1 help, Tab hides the panels");
   ImGui::End();
 }
 
@@ -221,7 +246,7 @@ void PlotRange(const Simulation& sim, const UiState& ui, double* t0, double* t1)
 
 void PlotsPanel(Simulation& sim, UiState& ui, ImVec2 display) {
   ImGui::SetNextWindowPos(ImVec2(display.x - kRightWidth - 10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(kRightWidth, 330), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(kRightWidth, 300), ImGuiCond_FirstUseEver);
   ImGui::Begin("Events over time");
   double t0, t1;
   PlotRange(sim, ui, &t0, &t1);
@@ -241,7 +266,7 @@ void PlotsPanel(Simulation& sim, UiState& ui, ImVec2 display) {
   a.t_min = t0;
   a.t_max = t1;
   a.log_y = true;
-  a.height = 100;
+  a.height = 85;
   int clicked = TimePlot("xi", a, norms);
   TimePlotSpec b = a;
   b.title = "transversality |grad g . F-| / (|grad g| |F-|)";
@@ -255,25 +280,32 @@ void PlotsPanel(Simulation& sim, UiState& ui, ImVec2 display) {
 }
 
 void EventTable(Simulation& sim, UiState& ui, ImVec2 display) {
-  ImGui::SetNextWindowPos(ImVec2(display.x - kRightWidth - 10, 350), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(kRightWidth, std::max(150.0f, display.y - 360)), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(ImVec2(display.x - kRightWidth - 10, 320), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(kRightWidth, std::max(150.0f, display.y - 330)), ImGuiCond_FirstUseEver);
   const auto& events = sim.events();
-  char title[64];
-  std::snprintf(title, sizeof(title), "Events (%zu)###events", events.size());
+  char title[96];
+  if (sim.total_events() > static_cast<long>(events.size())) {
+    // the ring: the last history() events; a recording has them all
+    std::snprintf(title, sizeof(title), "Events (last %zu of %ld)###events", events.size(), sim.total_events());
+  } else {
+    std::snprintf(title, sizeof(title), "Events (%zu)###events", events.size());
+  }
   ImGui::Begin(title);
-  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
-                                ImGuiTableFlags_Resizable;
+  // every column as wide as its widest visible cell, every frame (nothing clipped; not
+  // resizable, or ImGui would fit them once only); the table scrolls sideways when they do not
+  // fit, the time column staying in view
+  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV;
   if (ImGui::BeginTable("table", 7, flags)) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    const float w = ImGui::CalcTextSize("0").x;
-    ImGui::TableSetupColumn("t [s]", ImGuiTableColumnFlags_WidthFixed, 7 * w);
-    ImGui::TableSetupColumn("kind", ImGuiTableColumnFlags_WidthFixed, 11 * w);
-    ImGui::TableSetupColumn("contact", ImGuiTableColumnFlags_WidthFixed, 12 * w);
-    ImGui::TableSetupColumn("dg.F-", ImGuiTableColumnFlags_WidthFixed, 8 * w);
-    ImGui::TableSetupColumn("rel", ImGuiTableColumnFlags_WidthFixed, 8 * w);
-    ImGui::TableSetupColumn("|Xi|", ImGuiTableColumnFlags_WidthFixed, 7 * w);
-    ImGui::TableSetupColumn("flags", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupScrollFreeze(1, 1);
+    ImGui::TableSetupColumn("t [s]");
+    ImGui::TableSetupColumn("kind");
+    ImGui::TableSetupColumn("contact");
+    ImGui::TableSetupColumn("dg.F-");
+    ImGui::TableSetupColumn("rel");
+    ImGui::TableSetupColumn("|Xi|");
+    ImGui::TableSetupColumn("flags");
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(events.size()));
@@ -302,9 +334,9 @@ void EventTable(Simulation& sim, UiState& ui, ImVec2 display) {
       }
     }
     // follow new events unless one is being inspected
-    if (events.size() != ui.seen_events) {
+    if (sim.total_events() != ui.seen_events) {
       if (ui.selected < 0) ImGui::SetScrollHereY(1.0f);
-      ui.seen_events = events.size();
+      ui.seen_events = sim.total_events();
     }
     ImGui::EndTable();
   }
@@ -313,17 +345,31 @@ void EventTable(Simulation& sim, UiState& ui, ImVec2 display) {
 
 // ---- selected event ----------------------------------------------------------------------------
 
+const std::vector<std::string>& Labels(const mjModel* m, UiState& ui) {
+  if (ui.labels_model != m) {
+    ui.state_labels = saltation::StateLabels(m);
+    ui.labels_model = m;
+  }
+  return ui.state_labels;
+}
+
+// Docked on the right over the plots (movable, closable); one matrix at a time so it fits the
+// column.
 void SelectedEventPanel(Simulation& sim, UiState& ui, ImVec2 display) {
   const saltation::HookEvent* ev = sim.hook_event(ui.selected);
   if (!ev) return;
   const EventRecord& r = sim.events()[ui.selected];
-  ImGui::SetNextWindowPos(ImVec2(kLeftWidth + 20, display.y - 330), ImGuiCond_Appearing);
+  ImGui::SetNextWindowPos(ImVec2(display.x - kRightWidth - 10, 10), ImGuiCond_Appearing);
+  ImGui::SetNextWindowSize(ImVec2(kRightWidth, 0), ImGuiCond_Appearing);
   bool open = true;
-  ImGui::Begin("Selected event", &open, ImGuiWindowFlags_AlwaysAutoResize);
+  ImGui::SetNextWindowBgAlpha(1.0f);  // it lies over the plots
+  ImGui::Begin("Selected event", &open);
+  ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(EventColorU32(r.kind, r.grazing)), "%s",
                      saltation::EventKindName(r.kind));
   ImGui::SameLine();
-  ImGui::Text("t = %.6f s  [%.6f, %.6f]  %s", r.time, ev->bracket_lo, ev->bracket_hi, r.contact.c_str());
+  ImGui::Text("t = %.6f s  %s", r.time, r.contact.c_str());
+  ImGui::TextDisabled("bracket [%.6f, %.6f] s", ev->bracket_lo, ev->bracket_hi);
   if (!ev->has_xi) {
     ImGui::Text("%s", r.flags.c_str());
     if (r.kind == saltation::EventKind::kRestitution) {
@@ -333,36 +379,51 @@ void SelectedEventPanel(Simulation& sim, UiState& ui, ImVec2 display) {
     ImGui::TextDisabled("(no saltation matrix for this kind of event)");
   } else {
     const saltation::RigidEvent& rig = ev->rigid;
-    ImGui::Text("dg.F- = %s  rel = %s  |Xi| = %s  e = %.3f  rank after %d", FormatNumber(r.transversality).c_str(),
-                FormatNumber(r.transversality_rel).c_str(), FormatNumber(r.xi_norm).c_str(),
-                ev->restitution, rig.rank_after);
-    ImGui::Text("mode: %zu -> %zu contacts  %s", rig.mode_before.contacts.size(),
-                rig.mode_after.contacts.size(), r.flags.c_str());
+    ImGui::Text("dg.F- = %s  rel = %s  |Xi| = %s", FormatNumber(r.transversality).c_str(),
+                FormatNumber(r.transversality_rel).c_str(), FormatNumber(r.xi_norm).c_str());
+    ImGui::Text("e = %.3f  rank after %d  mode %zu -> %zu contacts", ev->restitution, rig.rank_after,
+                rig.mode_before.contacts.size(), rig.mode_after.contacts.size());
+    if (!r.flags.empty()) ImGui::TextDisabled("%s", r.flags.c_str());
     const int nv = sim.m()->nv;
     const std::vector<int> blocks = {nv, 2 * nv};
-    const Eigen::MatrixXd Xi = rig.xi.Dense();
-    const Eigen::MatrixXd DDelta = rig.xi.reset.Dense();
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted("Xi (dq, dv, act)");
-    HeatMap("xi", Xi, 200, blocks);
-    ImGui::EndGroup();
-    ImGui::SameLine(0, 16);
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted("DDelta (reset Jacobian)");
-    HeatMap("dd", DDelta, 200, blocks);
-    ImGui::EndGroup();
-    ImGui::TextDisabled("blue < 0 < red, signed log scale; hover for values");
+    const std::vector<std::string>& labels = Labels(sim.m(), ui);
+    const float label_width = 110;
+    const float map = std::max(120.0f, ImGui::GetContentRegionAvail().x - label_width - 4);
+    if (ImGui::BeginTabBar("matrices")) {
+      if (ImGui::BeginTabItem("Xi")) {
+        ImGui::TextDisabled("saltation matrix: d(state after) / d(state before)");
+        HeatMap("xi", rig.xi.Dense(), map, blocks, labels, label_width);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("DDelta")) {
+        ImGui::TextDisabled("reset map Jacobian (Xi without the timing term)");
+        HeatMap("dd", rig.xi.reset.Dense(), map, blocks, labels, label_width);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
+    ImGui::TextDisabled("blue < 0 < red, signed log scale; hover a cell for its row and column");
   }
+  ImGui::PopTextWrapPos();
   ImGui::End();
   if (!open) ui.selected = -1;
 }
 
 // ---- rigid vs compliant -------------------------------------------------------------------------
 
+// a number and, greyed after it, what it means
+void Explained(const char* label, const std::string& value, const char* meaning) {
+  ImGui::Text("%s %s", label, value.c_str());
+  ImGui::Indent();
+  ImGui::TextDisabled("%s", meaning);
+  ImGui::Unindent();
+}
+
 void ComparisonPanel(Simulation& sim, UiState& ui, ImVec2 display) {
   ImGui::SetNextWindowPos(ImVec2(10, display.y - 250), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(kLeftWidth, 240), ImGuiCond_FirstUseEver);
   ImGui::Begin("Rigid vs compliant");
+  ImGui::PushTextWrapPos(0);
   const saltation::Hook* hook = sim.hook();
   const auto& samples = sim.phi_samples();
   if (!hook) {
@@ -371,12 +432,19 @@ void ComparisonPanel(Simulation& sim, UiState& ui, ImVec2 display) {
     ImGui::TextWrapped("Phi is not propagated: choose propagation 'both' to compare the rigid "
                        "model's Phi with MuJoCo's own (mjd_transitionFD).");
   } else {
-    ImGui::Text("window t0 = %.3f s .. t = %.3f s", hook->phi_t0(), hook->phi_time());
+    Explained("window (s)", FormatNumber(hook->phi_t0()) + " .. " + FormatNumber(hook->phi_time()),
+              "Phi maps a perturbation at its start to now");
     if (!samples.empty()) {
       const PhiSample& s = samples.back();
-      ImGui::Text("log10 |Phi| rigid %s  compliant %s", FormatNumber(s.log10_rigid).c_str(),
-                  FormatNumber(s.log10_compliant).c_str());
-      ImGui::Text("|Phi_r - Phi_c| / |Phi_c| = %s", FormatNumber(s.relative_difference).c_str());
+      Explained("log10 |Phi| rigid", FormatNumber(s.log10_rigid),
+                "> 0: perturbations grew (the rigid model's prediction)");
+      Explained("log10 |Phi| compliant", FormatNumber(s.log10_compliant),
+                "the same through MuJoCo's soft contact");
+      Explained("rel. difference", FormatNumber(s.relative_difference),
+                s.relative_difference < 0.1  ? "< 0.1: the rigid model predicts MuJoCo's sensitivity"
+                : s.relative_difference < 1 ? "0.1-1: they agree in part"
+                                             : ">= 1: they disagree (soft contact, other restitution, "
+                                               "or Phi grows fast)");
     }
     if (hook->phi_rigid().size() && hook->phi_compliant().size()) {
       double t0, t1;
@@ -390,11 +458,11 @@ void ComparisonPanel(Simulation& sim, UiState& ui, ImVec2 display) {
         if (e.time >= t0 && e.time <= t1) marks.push_back({e.time, NAN, EventColorU32(e.kind, e.grazing)});
       }
       TimePlotSpec spec;
-      spec.title = "relative difference of Phi (log)";
+      spec.title = "|Phi_r - Phi_c| / |Phi_c| over time (log)";
       spec.t_min = t0;
       spec.t_max = t1;
       spec.log_y = true;
-      spec.height = 70;
+      spec.height = 60;
       TimePlot("phi", spec, marks, line);
     }
   }
@@ -404,23 +472,109 @@ void ComparisonPanel(Simulation& sim, UiState& ui, ImVec2 display) {
     if (e.geom1 >= 0 && e.geom2 >= 0) pairs.insert({e.geom1, e.geom2});
   }
   if (hook && !pairs.empty()) {
-    ImGui::TextUnformatted("restitution: model / effective (MuJoCo)");
+    ImGui::TextUnformatted("restitution e, model / MuJoCo");
+    ImGui::Indent();
+    ImGui::TextDisabled("the MJCF's, used by the rigid model / measured on MuJoCo's soft contact "
+                        "(n/a: no bounce yet)");
+    ImGui::Unindent();
     for (const auto& p : pairs) {
+      const double model_e = hook->restitution().Pair(p.first, p.second);
       const double eff = sim.EffectiveRestitution(p.first, p.second);
       ImGui::BulletText("%s/%s  %.3f / %s", hook->rigid_model().GeomName(p.first).c_str(),
-                        hook->rigid_model().GeomName(p.second).c_str(),
-                        hook->restitution().Pair(p.first, p.second),
-                        eff < 0 ? "not measured" : FormatNumber(eff).c_str());
+                        hook->rigid_model().GeomName(p.second).c_str(), model_e,
+                        eff < 0 ? "n/a" : FormatNumber(eff).c_str());
+      if (eff >= 0 && std::fabs(eff - model_e) > 0.1) {
+        ImGui::SameLine();
+        ImGui::TextColored(kAmber, "differ");
+        if (ImGui::IsItemHovered()) {
+          ImGui::SetTooltip("MuJoCo's soft contact measured e = %.2f here; the rigid model uses %.2f "
+                            "(from the MJCF): their bounces, and so Phi, differ", eff, model_e);
+        }
+      }
     }
   }
+  ImGui::PopTextWrapPos();
+  ImGui::End();
+}
+
+// ---- F1 help -----------------------------------------------------------------------------------
+
+void HelpOverlay(UiState& ui, ImVec2 display) {
+  static const char* kRows[][2] = {
+      {"F1", "this help"},
+      {"Space", "pause / run"},
+      {"Right", "one step (paused)"},
+      {"Backspace", "reset to the keyframe"},
+      {"+ / -", "faster / slower"},
+      {"[ / ]", "previous / next camera"},
+      {"Esc", "free camera"},
+      {"0 - 5", "geom group 0-5 on / off"},
+      {"C / F", "contact points / forces"},
+      {"Tab", "hide / show the panels"},
+      {"Ctrl+L", "reload the model"},
+      {"Ctrl+P", "screenshot (PNG)"},
+      {"Ctrl+Q", "quit"},
+      {"left drag", "rotate the camera"},
+      {"right drag", "move the camera"},
+      {"scroll", "zoom"},
+      {"double-click left", "select a body"},
+      {"Ctrl + left/right drag", "rotate / pull the selected body"},
+      {"double-click right", "look at the point (Ctrl: track the body)"},
+      {"click a row or a dot", "pause and show that event's Xi"},
+      {"drop a file", "load the model"},
+  };
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, 0.5f * display.y), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  ImGui::Begin("Help (F1)", &ui.show_help,
+               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove);
+  if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_SizingFixedFit)) {
+    for (const auto& row : kRows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kAmber, "%s", row[0]);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(row[1]);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("Markers: touchdown blue, liftoff green, grazing amber, selected: white halo");
   ImGui::End();
 }
 
 }  // namespace
 
+std::vector<int> GeomGroupCounts(const mjModel* m) {
+  std::vector<int> counts(kGeomGroups, 0);
+  for (int i = 0; m && i < m->ngeom; i++) {
+    const int g = m->geom_group[i];
+    if (g >= 0 && g < kGeomGroups) counts[g]++;
+  }
+  return counts;
+}
+
+int ShowHiddenGeomGroups(const mjModel* m, mjvOption* vopt) {
+  int hidden = 0;  // groups holding a body's geom
+  for (int i = 0; i < m->ngeom; i++) {
+    const int g = m->geom_group[i];
+    if (m->geom_bodyid[i] == 0 || g < 0 || g >= kGeomGroups) continue;
+    if (vopt->geomgroup[g]) return 0;  // something of the model is shown
+    hidden |= 1 << g;
+  }
+  for (int g = 0; g < kGeomGroups; g++) {
+    if (hidden & (1 << g)) vopt->geomgroup[g] = 1;
+  }
+  return hidden;
+}
+
 void ShowMessage(UiState& ui, const std::string& text) {
   ui.message = text;
   ui.message_until = ImGui::GetTime() + 5;
+}
+
+void FollowEventRing(const Simulation& sim, UiState& ui) {
+  if (ui.selected >= 0) ui.selected -= static_cast<int>(sim.dropped() - ui.seen_dropped);
+  if (ui.selected < 0 || ui.selected >= static_cast<int>(sim.events().size())) ui.selected = -1;
+  ui.seen_dropped = sim.dropped();
 }
 
 void SelectEvent(Simulation& sim, UiState& ui, int record) {
@@ -429,6 +583,7 @@ void SelectEvent(Simulation& sim, UiState& ui, int record) {
 }
 
 void DrawPanels(Simulation& sim, UiState& ui, mjvOption& vopt, mjvCamera& cam, ImVec2 display) {
+  if (ui.show_help) HelpOverlay(ui, display);
   if (!ui.show_panels) return;
   ControlPanel(sim, ui, vopt, cam, display);
   if (!sim.m()) return;

@@ -136,8 +136,21 @@ int TimePlot(const char* id, const TimePlotSpec& spec, const std::vector<PlotPoi
   return (clicked && nearest >= 0) ? nearest : -1;
 }
 
+std::string JointOfLabel(const std::string& label) {
+  // a free or ball joint's component is the last ".x", ".y", ".z", ".rx", ".ry" or ".rz"
+  const size_t dot = label.find_last_of('.');
+  if (dot == std::string::npos) return label;
+  const std::string tail = label.substr(dot + 1);
+  static const char* kComponents[] = {"x", "y", "z", "rx", "ry", "rz"};
+  for (const char* c : kComponents) {
+    if (tail == c) return label.substr(0, dot);
+  }
+  return label;
+}
+
 ImVec2 HeatMap(const char* id, const Eigen::MatrixXd& A, float max_size,
-               const std::vector<int>& blocks) {
+               const std::vector<int>& blocks, const std::vector<std::string>& labels,
+               float label_width) {
   ImGui::PushID(id);
   const int rows = static_cast<int>(A.rows()), cols = static_cast<int>(A.cols());
   if (rows == 0 || cols == 0) {
@@ -145,10 +158,17 @@ ImVec2 HeatMap(const char* id, const Eigen::MatrixXd& A, float max_size,
     ImGui::PopID();
     return ImVec2(0, 0);
   }
+  const bool labelled = static_cast<int>(labels.size()) == rows && rows == cols;
+  if (!labelled) label_width = 0;
+  const float line = ImGui::GetTextLineHeight();
+  const float top = labelled ? line + 2 : 0;  // the block names above the map
   const float cell = std::clamp(max_size / std::max(rows, cols), 2.0f, 18.0f);
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 p0(origin.x + label_width, origin.y + top);
   const ImVec2 size(cell * cols, cell * rows);
-  ImGui::InvisibleButton("map", size);
+  const ImVec2 total(label_width + size.x, top + size.y);
+  ImGui::InvisibleButton("map", total);
+  const bool item_hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
 
   // signed log scale relative to the largest entry, floor 1e-4 of it
@@ -173,15 +193,72 @@ ImVec2 HeatMap(const char* id, const Eigen::MatrixXd& A, float max_size,
     dl->AddLine(ImVec2(p0.x, p0.y + o), ImVec2(p0.x + size.x, p0.y + o), IM_COL32(40, 40, 40, 255));
   }
   dl->AddRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), kFrame);
-  if (ImGui::IsItemHovered()) {
+
+  int hover_i = -1, hover_j = -1;
+  if (item_hovered) {
     const ImVec2 m = ImGui::GetIO().MousePos;
-    const int j = static_cast<int>((m.x - p0.x) / cell), i = static_cast<int>((m.y - p0.y) / cell);
-    if (i >= 0 && i < rows && j >= 0 && j < cols) {
-      ImGui::SetTooltip("(%d, %d) = %.6g", i, j, A(i, j));
+    if (m.x >= p0.x && m.y >= p0.y) {
+      hover_j = static_cast<int>((m.x - p0.x) / cell);
+      hover_i = static_cast<int>((m.y - p0.y) / cell);
+      if (hover_i >= rows || hover_j >= cols) hover_i = hover_j = -1;
+    }
+  }
+
+  if (labelled) {
+    // left axis: a joint's name at its first row, when it does not overlap the previous label
+    dl->PushClipRect(origin, ImVec2(p0.x - 3, p0.y + size.y + line), true);
+    float next_free = -1e9f;
+    for (int i = 0; i < rows; i++) {
+      const std::string joint = JointOfLabel(labels[i]);
+      if (i > 0 && JointOfLabel(labels[i - 1]) == joint) continue;
+      const float y = p0.y + i * cell + 0.5f * cell - 0.5f * line;
+      if (y < next_free) continue;
+      const float w = ImGui::CalcTextSize(joint.c_str()).x;
+      dl->AddText(ImVec2(std::max(origin.x, p0.x - 4 - w), y), kText, joint.c_str());
+      dl->AddLine(ImVec2(p0.x - 3, p0.y + i * cell + 0.5f * cell), ImVec2(p0.x, p0.y + i * cell + 0.5f * cell), kText);
+      next_free = y + line;
+    }
+    dl->PopClipRect();
+    // top axis: the block names (dq, dv, act), or the hovered column's label
+    if (hover_j >= 0) {
+      const char* text = labels[hover_j].c_str();
+      const float w = ImGui::CalcTextSize(text).x;
+      const float x = std::clamp(p0.x + (hover_j + 0.5f) * cell - 0.5f * w, origin.x, p0.x + size.x - w);
+      dl->AddText(ImVec2(x, origin.y), IM_COL32(255, 255, 255, 255), text);
+    } else {
+      int start = 0;
+      std::vector<int> bounds;
+      for (int b : blocks) {
+        if (b > 0 && b < cols) bounds.push_back(b);
+      }
+      bounds.push_back(cols);
+      for (int end : bounds) {
+        if (end <= start) continue;
+        const std::string& first = labels[start];
+        const std::string name = first.rfind("q:", 0) == 0   ? "dq"
+                                 : first.rfind("v:", 0) == 0 ? "dv"
+                                                             : "act";
+        const float w = ImGui::CalcTextSize(name.c_str()).x;
+        dl->AddText(ImVec2(p0.x + 0.5f * (start + end) * cell - 0.5f * w, origin.y), kText, name.c_str());
+        start = end;
+      }
+    }
+  }
+
+  if (hover_i >= 0) {
+    // outline the hovered row and column
+    const ImU32 white = IM_COL32(255, 255, 255, 160);
+    dl->AddRect(ImVec2(p0.x, p0.y + hover_i * cell), ImVec2(p0.x + size.x, p0.y + (hover_i + 1) * cell), white);
+    dl->AddRect(ImVec2(p0.x + hover_j * cell, p0.y), ImVec2(p0.x + (hover_j + 1) * cell, p0.y + size.y), white);
+    if (labelled) {
+      ImGui::SetTooltip("row %s  <-  column %s\n= %.6g   (%d, %d)", labels[hover_i].c_str(),
+                        labels[hover_j].c_str(), A(hover_i, hover_j), hover_i, hover_j);
+    } else {
+      ImGui::SetTooltip("(%d, %d) = %.6g", hover_i, hover_j, A(hover_i, hover_j));
     }
   }
   ImGui::PopID();
-  return size;
+  return total;
 }
 
 }  // namespace saltation_viewer

@@ -33,11 +33,19 @@ struct TimePlotSpec {
 int TimePlot(const char* id, const TimePlotSpec& spec, const std::vector<PlotPoint>& points,
              const std::vector<PlotPoint>& line = {});
 
-// A matrix as coloured cells (blue negative, white zero, red positive; signed-log scale so that
-// entries of very different size stay visible), thin lines between the blocks at `blocks`
-// (e.g. nv, 2nv), a tooltip with (i, j) and the value. Returns the drawn size.
+// A square matrix of the tangent space as coloured cells (blue negative, white zero, red positive;
+// signed-log scale so that entries of very different size stay visible), thin lines between the
+// blocks at `blocks` (e.g. nv, 2nv). `labels` (the library's StateLabels, "q:<joint>[.c]",
+// "v:<joint>[.c]", "act:<actuator>"; empty: indices only) name the rows on the left axis (one
+// label per joint, those that fit), the blocks on the top axis, and on hover the row and column
+// (tooltip "row <- column = value", the hovered row and column outlined). `label_width` px are
+// kept left of the map for the row labels. Returns the drawn size (labels included).
 ImVec2 HeatMap(const char* id, const Eigen::MatrixXd& A, float max_size,
-               const std::vector<int>& blocks);
+               const std::vector<int>& blocks, const std::vector<std::string>& labels = {},
+               float label_width = 0);
+
+// The joint part of a state label: "q:hip.rx" -> "q:hip", "v:knee" -> "v:knee".
+std::string JointOfLabel(const std::string& label);
 
 // "1.2e-03"-style label of a number
 std::string FormatNumber(double x);

@@ -9,7 +9,7 @@ ImU32 EventColorU32(saltation::EventKind kind, bool grazing, int alpha) {
                   static_cast<int>(255 * c[2]), alpha);
 }
 
-void AddEventMarkers(const mjModel* m, double time, const std::vector<EventRecord>& events,
+void AddEventMarkers(const mjModel* m, double time, const std::deque<EventRecord>& events,
                      int selected, double fade, mjvScene* scn) {
   // the recent records (and the selected one) as the library's markers, in time order
   std::vector<saltation::EventMarker> markers;

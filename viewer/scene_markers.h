@@ -18,7 +18,7 @@ ImU32 EventColorU32(saltation::EventKind kind, bool grazing, int alpha = 255);
 
 // Adds the markers of events no older than `fade` seconds at `time` (and the selected one,
 // always, with a white halo). Stops quietly when the scene is full.
-void AddEventMarkers(const mjModel* m, double time, const std::vector<EventRecord>& events,
+void AddEventMarkers(const mjModel* m, double time, const std::deque<EventRecord>& events,
                      int selected, double fade, mjvScene* scn);
 
 }  // namespace saltation_viewer

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "saltation/event_json.h"
@@ -9,7 +10,6 @@
 namespace saltation_viewer {
 namespace {
 
-constexpr size_t kMaxRecords = 50000;     // the table keeps this many events
 constexpr size_t kMaxPhiSamples = 20000;  // Φ comparison samples kept
 constexpr double kPhiSampleDt = 0.002;    // s of simulated time between Φ samples
 
@@ -94,7 +94,9 @@ void Simulation::Rebuild() {
 
   hook_error_.clear();
   step_error_.clear();
+  dropped_ += static_cast<long>(records_.size());
   records_.clear();
+  total_events_ = 0;
   phi_samples_.clear();
   try {
     saltation::HookOptions options;
@@ -102,6 +104,9 @@ void Simulation::Rebuild() {
     options.grazing_threshold = settings_.grazing_threshold;
     options.restitution = settings_.restitution;
     options.restitution_override = settings_.restitution_override;
+    // the viewer keeps its own ring of the last history_ events: the hook keeps none beyond
+    // the step (its default keeps all, ≈ 10 kB per event on a 10-dof model, without bound)
+    options.keep_events = false;
     hook_ = std::make_unique<saltation::Hook>(m, options);
     hook_->on_event = [this](const saltation::HookEvent& ev) { OnEvent(ev); };
     marker_data_ = std::make_unique<saltation::Data>(hook_->rigid_model());
@@ -210,9 +215,12 @@ void Simulation::OnEvent(const saltation::HookEvent& ev) {
   }
 
   recorder_.Write(model, ev);
-  if (records_.size() < kMaxRecords) {
-    r.event = std::make_shared<const saltation::HookEvent>(ev);
-    records_.push_back(std::move(r));
+  r.event = std::make_shared<const saltation::HookEvent>(ev);
+  records_.push_back(std::move(r));
+  total_events_++;
+  while (records_.size() > history_) {
+    records_.pop_front();
+    dropped_++;
   }
 }
 
@@ -247,6 +255,9 @@ bool Simulation::StepOnce() {
   mju_zero(d->xfrc_applied, 6 * m->nbody);
   mjv_applyPerturbPose(m, d, &pert_, 0);  // mocap bodies only
   mjv_applyPerturbForce(m, d, &pert_);
+  const double before = d->time;
+  const int resets = d->warning[mjWARN_BADQACC].number + d->warning[mjWARN_BADQVEL].number +
+                     d->warning[mjWARN_BADQPOS].number;
   try {
     if (hook_) {
       hook_->Step(d);
@@ -255,6 +266,19 @@ bool Simulation::StepOnce() {
     }
   } catch (const std::exception& e) {
     step_error_ = e.what();
+    running_ = false;
+    return false;
+  }
+  // MuJoCo resets a state it finds non-finite or too large (and warns): the run stops there
+  // rather than going on silently from the initial state
+  if (d->warning[mjWARN_BADQACC].number + d->warning[mjWARN_BADQVEL].number +
+          d->warning[mjWARN_BADQPOS].number > resets ||
+      d->time < before) {
+    char text[160];
+    std::snprintf(text, sizeof(text),
+                  "unstable at t = %.6f s: MuJoCo found a non-finite or huge state and reset it",
+                  before);
+    step_error_ = text;
     running_ = false;
     return false;
   }

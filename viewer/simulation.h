@@ -12,6 +12,7 @@
 #include <mujoco/mujoco.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <memory>
@@ -88,9 +89,17 @@ class Simulation {
   const std::string& path() const { return path_; }
   int keyframe() const { return keyframe_; }
   const HookSettings& settings() const { return settings_; }
-  const std::vector<EventRecord>& events() const { return records_; }
+  // the last history() events (older ones are dropped; a recording keeps every event)
+  const std::deque<EventRecord>& events() const { return records_; }
+  // events dropped from the front of events() since the start (never reset: an index into
+  // events() taken before shifts down by the change in dropped())
+  long dropped() const { return dropped_; }
+  // events reported since the last reset (kept or dropped)
+  long total_events() const { return total_events_; }
+  size_t history() const { return history_; }
+  void SetHistory(size_t n) { history_ = std::max<size_t>(n, 1); }
   const std::deque<PhiSample>& phi_samples() const { return phi_samples_; }
-  const saltation::HookEvent* hook_event(int record) const;
+  const saltation::HookEvent* hook_event(int record) const;  // an index into events()
   // measured effective restitution of a geom pair (−1: not measured, or no hook)
   double EffectiveRestitution(int geom1, int geom2) const;
   const std::string& hook_error() const { return hook_error_; }   // hook could not attach
@@ -135,7 +144,9 @@ class Simulation {
   HookSettings settings_;
   std::string hook_error_, step_error_;
 
-  std::vector<EventRecord> records_;
+  std::deque<EventRecord> records_;  // a ring of the last history_ events
+  size_t history_ = 1000;
+  long dropped_ = 0, total_events_ = 0;
   std::deque<PhiSample> phi_samples_;
   Recorder recorder_;
   mjvPerturb pert_;
