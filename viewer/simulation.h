@@ -46,7 +46,7 @@ struct EventRecord {
   int geom1 = -1, geom2 = -1;
   bool has_xi = false;
   double transversality = NAN;      // ∇gᵀF⁻
-  double transversality_rel = NAN;  // |∇gᵀF⁻| / (‖∇g‖‖F⁻‖)
+  double transversality_rel = NAN;  // the unit-free grazing measure (guards.h): 1 head-on, 0 grazing
   double xi_norm = NAN;             // ‖Ξ‖₂
   double restitution = NAN;
   bool grazing = false;
