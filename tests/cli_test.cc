@@ -430,5 +430,34 @@ TEST(CliFloquet, BadInputExitsNonZeroWithAMessage) {
   EXPECT_THAT(r.output, HasSubstr("no touchdown within 20"));
 }
 
+// rigid on a start that penetrates (a robot's keyframe with its feet in the floor): by default the
+// start is projected out along the contact normal and the projection printed (5 mm, the ball's
+// free joint alone); --start strict refuses it, --start-limit below the depth refuses it, and a
+// value other than project/strict is a usage error.
+TEST(Cli, RigidProjectsAPenetratingStartAndSaysSo) {
+  const std::string model = WriteFile("sunk_ball.xml", R"(
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.095"><freejoint/><geom name="ball" size="0.1"/></body>
+  </worldbody>
+</mujoco>)");
+  const Result projected = RunCli("rigid " + model + " --duration 0.05 --quiet");
+  EXPECT_EQ(projected.exit_code, 0) << projected.output;
+  EXPECT_THAT(projected.output, HasSubstr("start projected out of penetration (--start strict refuses it): 1 contact, "
+                                          "deepest floor/ball 5 mm"));
+  EXPECT_THAT(projected.output, HasSubstr("the free joints alone moved"));
+  const Result strict = RunCli("rigid " + model + " --duration 0.05 --quiet --start strict");
+  EXPECT_EQ(strict.exit_code, 1) << strict.output;
+  EXPECT_THAT(strict.output, HasSubstr("penetrat"));
+  const Result limited = RunCli("rigid " + model + " --duration 0.05 --quiet --start-limit=0.001");
+  EXPECT_EQ(limited.exit_code, 1) << limited.output;
+  const Result bad = RunCli("rigid " + model + " --start maybe");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--start must be project or strict"));
+  const Result unused = RunCli("record " + model + " --start strict");
+  EXPECT_EQ(unused.exit_code, 2) << unused.output;
+}
+
 }  // namespace
 }  // namespace saltation::testing

@@ -21,6 +21,10 @@ options:
                       fields, default)
   --grazing T         flag events whose dimensionless transversality is below T, default 0.01
   --step H            RK4 step of the rigid integrator (s), default 1e-3
+  --start S           a start whose contacts penetrate: project (default: moved out along the
+                      contact normals, the free joints alone when that suffices, and printed) or
+                      strict (refused)
+  --start-limit D     project refuses a start penetrating deeper than D m, default 0.03
   --out FILE.jsonl    one JSON object per event, a line each (checked writable before the run)
   --quiet             no table and no progress, only the summary
   --progress          progress on stderr even when it is not a terminal
@@ -63,6 +67,7 @@ const std::map<std::string, std::string> kOwners = {
     {"--duration", "rigid record"}, {"--keyframe", "rigid record"}, {"--restitution", "rigid record"},
     {"--grazing", "rigid record"},  {"--out", "rigid record"},      {"--quiet", "rigid record"},
     {"--progress", "rigid record"}, {"--step", "rigid"},            {"--csv", "record"},
+    {"--start", "rigid"},           {"--start-limit", "rigid"},
     {"--propagate", "record"},      {"--phi-out", "record"},        {"--near-miss", "record"},
     {"--simultaneous", "record"},
 };
@@ -96,6 +101,14 @@ Args ParseRunArgs(const std::string& command, const std::vector<std::string>& ar
     } else if (a == "--step") {
       args.step = ParseNumber(a, c.Value());
       if (!(args.step > 0 && args.step <= 0.1)) throw UsageError("--step must be in (0, 0.1] s");
+    } else if (a == "--start") {
+      args.start = c.Value();
+      if (args.start != "project" && args.start != "strict") {
+        throw UsageError("--start must be project or strict, not '" + args.start + "'");
+      }
+    } else if (a == "--start-limit") {
+      args.start_limit = ParseNumber(a, c.Value());
+      if (!(args.start_limit > 0)) throw UsageError("--start-limit must be positive (m)");
     } else if (a == "--restitution") {
       args.restitution = c.Value();
       if (args.restitution == "auto" && command == "rigid") {

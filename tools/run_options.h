@@ -16,6 +16,8 @@ struct Args {
   double duration = 2;
   std::string keyframe;
   double step = 1e-3;
+  std::string start = "project";  // rigid: a penetrating start projected or refused
+  double start_limit = 0.03;      // rigid: deepest penetration projected (m)
   std::string restitution = "model";
   double grazing = 0.01;
   std::string out;

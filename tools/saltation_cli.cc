@@ -54,6 +54,16 @@ one, else from qpos0 (--keyframe chooses another).
   saltation --help           this text
 )";
 
+// what Initialize moved when the start penetrated (--start project)
+void PrintStartProjection(const saltation::StartProjection& projection) {
+  if (projection.contacts.empty()) return;
+  std::printf("start projected out of penetration (--start strict refuses it): %zu contact%s, deepest %s "
+              "%.4g mm, |dq| %.3g, %s\n",
+              projection.contacts.size(), projection.contacts.size() == 1 ? "" : "s",
+              projection.contacts.front().label.c_str(), 1e3 * projection.contacts.front().depth,
+              projection.dq_norm, projection.base_only ? "the free joints alone moved" : "joint angles moved too");
+}
+
 int RunRigid(const Args& args) {
   const std::string path = args.model.empty() ? saltation::DefaultModelPath() : args.model;
   saltation::ModelPtr m = saltation::LoadModel(path);
@@ -61,6 +71,9 @@ int RunRigid(const Args& args) {
   const Start start = ResolveStart(m.get(), args.keyframe);
   saltation::SimulatorOptions options;
   options.step = args.step;
+  options.start = args.start == "strict" ? saltation::SimulatorOptions::Start::kStrict
+                                         : saltation::SimulatorOptions::Start::kProject;
+  options.start_projection_limit = args.start_limit;
   saltation::RigidSimulator sim(model, options);
   if (args.restitution != "model") {
     saltation::RestitutionTable restitution(model);
@@ -78,6 +91,7 @@ int RunRigid(const Args& args) {
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, detection margin %.3g m\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), model.ndx(), model.detect_margin());
   std::printf("start: %s\n", start.description.c_str());
+  PrintStartProjection(sim.start_projection());
   if (!args.quiet) {
     std::printf("%12s  %-9s  %-24s  %14s  %9s  %10s  %4s  %s\n", "time (s)", "kind", "contact",
                 "transversality", "rel", "|Xi|", "rank", "flags");
