@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
+from saltation._events import _decode_record
 
 FEET = {"FL", "FR", "RL", "RR"}
 
@@ -34,7 +35,10 @@ def go1_drop(tmp_path):
 
 
 def records(path):
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The log's records after its header, vectors and matrices decoded (docs/log-format.md)."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines and lines[0]["kind"] == "header", lines[:1]
+    return [_decode_record(rec) for rec in lines[1:]]
 
 
 def finite(value):
