@@ -366,6 +366,30 @@ TEST(ViewerWindow, ScreenshotModeExitsNonZeroWhenTheRunGoesUnstable) {
   EXPECT_NE(run.output.find("saltation-viewer: stopped: "), std::string::npos) << run.output;
 }
 
+// issue 16: the viewer starts where every saltation command starts — the model's first keyframe
+// when it has one (here a ball held at 0.5 m by keyframe "lifted"), qpos0 with --keyframe none —
+// and says which.
+TEST(ViewerWindow, StartsFromTheModelsFirstKeyframeAsTheCommandsDo) {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
+  const std::string model = TempPath("keyed.xml");
+  std::ofstream(model) << R"(<mujoco model="keyed">
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 1"><freejoint/><geom name="ball" size="0.05"/></body>
+  </worldbody>
+  <keyframe><key name="lifted" qpos="0 0 0.5 1 0 0 0"/></keyframe>
+</mujoco>
+)";
+  const std::string args = " --frames 2 --width 160 --height 120 --screenshot " + TempPath("keyed.png");
+  const RunResult first = RunViewer(model + args);
+  EXPECT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("saltation-viewer: start: keyframe 'lifted' (the model's first; --keyframe none for qpos0)"),
+            std::string::npos) << first.output;
+  const RunResult none = RunViewer(model + " --keyframe none" + args);
+  EXPECT_EQ(none.status, 0) << none.output;
+  EXPECT_NE(none.output.find("saltation-viewer: start: qpos0"), std::string::npos) << none.output;
+}
+
 TEST(ViewerWindow, BadModelLoadedMidRunIsShownAndThePreviousModelKeepsRunning) {
   ASSERT_NE(std::getenv("DISPLAY"), nullptr) << "run under xvfb-run (ctest does)";
   const std::string bad = TempPath("broken.xml");

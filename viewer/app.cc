@@ -109,18 +109,22 @@ App::~App() {
   }
 }
 
+std::string App::StartDescription() {
+  auto lock = sim_.Lock();
+  if (sim_.keyframe() < 0) return "qpos0";
+  const char* name = mj_id2name(sim_.m(), mjOBJ_KEY, sim_.keyframe());
+  const std::string key = name && *name ? "'" + std::string(name) + "'" : std::to_string(sim_.keyframe());
+  return "keyframe " + key + (args_.keyframe.empty() ? " (the model's first; --keyframe none for qpos0)" : "");
+}
+
 std::string App::LoadInitialModel() {
   // settings first, so the first hook is made with them
   {
     auto lock = sim_.Lock();
     sim_.Apply(ui_.pending);
   }
-  if (args_.model.empty()) {
-    ui_.load_error = sim_.Load(saltation::DefaultModelPath(), args_.keyframe.empty() ? "throw" : args_.keyframe,
-                               !args_.keyframe.empty());
-  } else {
-    ui_.load_error = sim_.Load(args_.model, args_.keyframe);
-  }
+  ui_.load_error = sim_.Load(args_.model.empty() ? saltation::DefaultModelPath() : args_.model, args_.keyframe);
+  if (ui_.load_error.empty()) std::printf("saltation-viewer: start: %s\n", StartDescription().c_str());
   if (ui_.load_error.empty() && !args_.record.empty()) {
     auto lock = sim_.Lock();
     std::snprintf(ui_.record_base, sizeof(ui_.record_base), "%s", args_.record.c_str());

@@ -49,6 +49,9 @@ class App {
 
   // Loads the model of the command line; returns the error message or "".
   std::string LoadInitialModel();
+  // the start the loaded model runs from, as the commands print it ("keyframe 'throw' (the
+  // model's first; …)", "qpos0")
+  std::string StartDescription();
   // Opens the window and the GL, MuJoCo and ImGui contexts; returns the error message or "".
   std::string OpenWindow();
   int RunInteractive();

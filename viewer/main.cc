@@ -18,12 +18,13 @@ namespace {
 
 const char* kUsage = R"(usage: saltation-viewer [MODEL.xml] [options]
 
-Runs MODEL (default: models/ball_drop.xml from keyframe "throw") in MuJoCo with the saltation
+Runs MODEL (default: models/ball_drop.xml) in MuJoCo with the saltation
 engine hook, and shows every contact event with its saltation matrix. Drop another model on the
 window to load it; Ctrl+L reloads. Keys and mouse: viewer/README.md.
 
 options:
-  --keyframe K          start from keyframe K (name or index)
+  --keyframe K          start from keyframe K (name or index; default: the model's first
+                        keyframe when it has one, as every saltation command; none: qpos0)
   --propagation MODE    events (default), rigid, compliant or both
   --camera A,E,D[,X,Y,Z] free camera azimuth, elevation (deg), distance, look-at point
   --record BASE         record events to BASE.jsonl (JSON Lines) and BASE.csv from the start

@@ -61,8 +61,9 @@ std::string Simulation::Load(const std::string& path, const std::string& keyfram
   } catch (const std::exception& e) {
     return "could not load '" + path + "': " + e.what();
   }
-  int key = -1;
-  if (!keyframe.empty()) {
+  // as every saltation command: the model's first keyframe by default, "none" for qpos0
+  int key = keyframe.empty() && loaded->nkey > 0 ? 0 : -1;
+  if (!keyframe.empty() && keyframe != "none") {
     key = saltation::FindKeyframe(loaded.get(), keyframe);
     if (key < 0 && keyframe_required) return "model '" + path + "' has no keyframe '" + keyframe + "'";
   }

@@ -68,8 +68,9 @@ class Simulation {
   ~Simulation();
 
   // Loads an MJCF (or .mjb) file; on failure returns the message and keeps the current model.
-  // keyframe: a name or index to start from ("" for qpos0); a keyframe the model does not have
-  // is an error when required, else qpos0. Takes the lock.
+  // keyframe: a name or index to start from ("": the model's first keyframe when it has one, else
+  // qpos0, as the saltation commands; "none": qpos0); a keyframe the model does not have is an
+  // error when required, else qpos0. Takes the lock.
   std::string Load(const std::string& path, const std::string& keyframe,
                    bool keyframe_required = true);
 
