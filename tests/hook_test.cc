@@ -74,6 +74,35 @@ TEST_F(HookTest, ATimestepThatCannotAdvanceIsAnError) {
   }
 }
 
+// A state MuJoCo has already reset on a bad acceleration (a stiff spring under explicit Euler,
+// stepped once without the hook) is left huge, and MuJoCo 4.0.1's mj_step then no longer advances
+// the time: the hook names the instability and MuJoCo's warning, not the timestep's resolution.
+TEST_F(HookTest, AStuckUnstableStateIsNamedAsSuch) {
+  ModelPtr m = LoadModelFromString(R"(<mujoco>
+  <option timestep="0.01" integrator="Euler"/>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint type="slide" axis="1 0 0" stiffness="1e12" ref="-1"/>
+      <geom type="sphere" size="0.1" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  DataPtr d(mj_makeData(m.get()));
+  mj_step(m.get(), d.get());  // MuJoCo resets on the bad acceleration and warns
+  (void)TakeMujocoWarnings();
+  ASSERT_EQ(d->warning[mjWARN_BADQACC].number, 1);
+  Hook hook(m.get());
+  try {
+    hook.Step(d.get());
+    ADD_FAILURE() << "a step that left the time at " << d->time << " s was accepted";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("MuJoCo's simulation became unstable at t = 0.010000 s: mj_step no longer "
+                                         "advances the time (MuJoCo warned of a bad acceleration)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // keep_events = false: on_event sees the very records of a kept run, and events() never holds
 // more than one step's (bounded memory for long streams)
 TEST_F(HookTest, StreamingKeepsOnlyTheLatestStep) {

@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "saltation/event_log_reader.h"
+
 namespace {
 
 struct RunResult {
@@ -132,9 +134,16 @@ TEST(ViewerWindow, ScreenshotShowsTheSceneAndTheOverlayWithEvents) {
   // and the two differ: the overlay is not drawn over everything, nor missing
   EXPECT_GT(overlay.dark_fraction, scene.dark_fraction + 0.3);
 
-  // the recording: one JSON object per event (the touchdown through EventToJson), a CSV row each
+  // the recording: the log's header, then one JSON object per event (the touchdown through
+  // EventToJson), a CSV row each; the library's reader takes it (docs/log-format.md)
+  const saltation::EventLog log = saltation::ReadEventLog(record + ".jsonl");
+  EXPECT_EQ(log.header.source, "viewer");
+  EXPECT_NE(log.header.model.find("ball_drop.xml"), std::string::npos) << log.header.model;
+  EXPECT_GE(log.records.size(), 1u);
   std::ifstream jsonl(record + ".jsonl"), csv(record + ".csv");
   std::string line, touchdown;
+  std::getline(jsonl, line);
+  EXPECT_EQ(line.rfind("{\"kind\":\"header\"", 0), 0u) << line.substr(0, 120);
   int lines = 0;
   while (std::getline(jsonl, line)) {
     lines++;

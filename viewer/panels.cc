@@ -141,7 +141,11 @@ void RecordControls(Simulation& sim, UiState& ui) {
   ImGui::SetNextItemWidth(200);
   ImGui::InputText("##base", ui.record_base, sizeof(ui.record_base),
                    rec.active() ? ImGuiInputTextFlags_ReadOnly : 0);
-  if (!ui.record_error.empty()) ImGui::TextColored(kRed, "%s", ui.record_error.c_str());
+  if (!ui.record_error.empty()) {
+    ImGui::TextColored(kRed, "%s", ui.record_error.c_str());
+  } else if (!rec.active() && !rec.error().empty()) {
+    ImGui::TextColored(kRed, "%s", rec.error().c_str());  // a write failed, or the run was reset
+  }
   if (rec.active()) {
     ImGui::TextWrapped("%d events -> %s, %s", rec.count(), rec.jsonl_path().c_str(),
                        rec.csv_path().c_str());

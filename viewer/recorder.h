@@ -26,15 +26,20 @@ class Recorder {
   const std::string& csv_path() const { return csv_path_; }
   int count() const { return count_; }
 
-  // Writes the event to both files; on a failed write the recording stops (active() false) and
-  // the message ("could not write 'PATH': No space left on device") is returned and kept in
-  // error() until the next Open. "" when written (or not recording).
-  std::string Write(const saltation::Model& model, const saltation::HookEvent& ev);
+  // Writes the event to both files, the JSON Lines log's header (EventLogHeader: the model, its
+  // joints, units, options; docs/log-format.md) before its first record; on a failed write the
+  // recording stops (active() false) and the message ("could not write 'PATH': No space left on
+  // device") is returned and kept in error() until the next Open. A log holds one run of one
+  // model: an event of another model (one loaded meanwhile) or earlier than the last one written
+  // (the run was reset) stops the recording the same way. "" when written (or not recording).
+  std::string Write(const saltation::Hook& hook, const std::string& model_path, const saltation::HookEvent& ev);
   const std::string& error() const { return error_; }
 
  private:
   saltation::OutputFile jsonl_, csv_;
   std::string jsonl_path_, csv_path_, error_;
+  std::string model_path_;  // the model of the header written, "" before it
+  double last_time_ = 0;    // of the last record written
   int count_ = 0;
 };
 

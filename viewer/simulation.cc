@@ -215,7 +215,7 @@ void Simulation::OnEvent(const saltation::HookEvent& ev) {
     r.pos = Eigen::Vector3d(d->geom_xpos[3 * g], d->geom_xpos[3 * g + 1], d->geom_xpos[3 * g + 2]);
   }
 
-  recorder_.Write(model, ev);
+  recorder_.Write(*hook_, path_, ev);
   r.event = std::make_shared<const saltation::HookEvent>(ev);
   records_.push_back(std::move(r));
   total_events_++;

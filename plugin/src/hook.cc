@@ -156,8 +156,19 @@ void Hook::Advance(mjData* d) {
                          "): MuJoCo reset the state to the model's initial one");
   }
   if (!(d->time > time_before)) {
-    throw NumericalError("simulation time does not advance at t = " + std::to_string(time_before) + " s: the timestep " +
-                         std::to_string(dt) + " s is below the resolution of the time");
+    if (!(time_before + dt > time_before)) {
+      throw NumericalError("simulation time does not advance at t = " + std::to_string(time_before) + " s: the timestep " +
+                           std::to_string(dt) + " s is below the resolution of the time");
+    }
+    // a timestep the time resolves, and still no advance: MuJoCo itself stopped on a state it
+    // had warned about (seen after a reset on a bad acceleration: the state stays huge and mj_step
+    // leaves it and the time as they are)
+    const char* warned = d->warning[mjWARN_BADQACC].number   ? " (MuJoCo warned of a bad acceleration)"
+                         : d->warning[mjWARN_BADQVEL].number ? " (MuJoCo warned of a bad velocity)"
+                         : d->warning[mjWARN_BADQPOS].number ? " (MuJoCo warned of a bad position)"
+                                                             : "";
+    throw NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(time_before) +
+                         " s: mj_step no longer advances the time" + warned);
   }
   step_index_++;
   // the guards of x_k (this step), x_{k−1} and x_{k−2}, rotating through three buffers
