@@ -14,6 +14,7 @@
 #include "../viewer/recorder.h"
 #include "cli_util.h"
 #include "saltation/saltation.h"
+#include "saltation/event_log_reader.h"
 #include "saltation/output_file.h"
 #include "test_util.h"
 
@@ -115,7 +116,11 @@ TEST(OutputFile, ViewerRecorderStopsWithTheReasonAndWholeLines) {
   std::string error;
   {
     FileSizeLimit limit(8000);
-    for (int k = 0; k < 1000 && error.empty(); k++) error = recorder.Write(hook.rigid_model(), events[k % events.size()]);
+    for (int k = 0; k < 1000 && error.empty(); k++) {
+      HookEvent ev = events[k % events.size()];
+      ev.time = 0.01 * k;  // a run's records in time order
+      error = recorder.Write(hook, DefaultModelPath(), ev);
+    }
   }
   EXPECT_THAT(error, HasSubstr("could not write '" + base));
   EXPECT_THAT(error, HasSubstr("': File too large"));
@@ -131,6 +136,24 @@ TEST(OutputFile, ViewerRecorderStopsWithTheReasonAndWholeLines) {
   for (std::string line; std::getline(jsonl, line); lines++) EXPECT_TRUE(WholeJsonObject(line)) << line.substr(0, 80);
   EXPECT_GT(lines, 0);
   EXPECT_EQ(recorder.Open("/nonexistent/dir/rec"), "cannot write '/nonexistent/dir/rec.jsonl': No such file or directory");
+
+  // a log holds one run of one model: a record earlier than the last (the run was reset) or of
+  // another model stops the recording with the reason, the file a whole log of what came before
+  for (const bool reset : {true, false}) {
+    const std::string one = TempPath(reset ? "reset_run" : "other_model");
+    ASSERT_EQ(recorder.Open(one), "");
+    HookEvent later = events[0], earlier = events[0];
+    later.time = 1.0;
+    earlier.time = 0.5;
+    EXPECT_EQ(recorder.Write(hook, DefaultModelPath(), later), "");
+    const std::string stop = reset ? recorder.Write(hook, DefaultModelPath(), earlier)
+                                   : recorder.Write(hook, "another.xml", later);
+    EXPECT_THAT(stop, HasSubstr(reset ? "the run was reset" : "another model was loaded"));
+    EXPECT_FALSE(recorder.active());
+    const EventLog log = ReadEventLog(one + ".jsonl");
+    EXPECT_EQ(log.header.source, "viewer");
+    ASSERT_EQ(log.records.size(), 1u);
+  }
 }
 
 struct Writer {
