@@ -16,6 +16,7 @@
 #include "saltation/guards.h"
 #include "saltation/hook.h"
 #include "saltation/impact.h"
+#include "saltation/islands.h"
 #include "saltation/json_text.h"
 #include "saltation/json_value.h"
 #include "saltation/loading.h"

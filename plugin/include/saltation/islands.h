@@ -1,0 +1,52 @@
+// Contact islands: the kinematic trees an event can reach (issue 15, "work per island").
+//
+// M is block-diagonal over MuJoCo's kinematic trees, and a contact row J is non-zero only on the
+// degrees of freedom of its two geoms' trees. Trees that no constraint couples therefore evolve
+// independently in the rigid model: an impact, a release, F⁺ − F⁻ and Ξ − I of an event live on the
+// trees coupled to the event's contact, and are exactly the identity (zero) elsewhere.
+//
+// The trees are coupled by
+//   - the contacts given as links (a mode's contacts: a foot on another body's back),
+//   - MuJoCo's equality constraints (their rows are active in every mode, ModeConstraints): the
+//     trees of each constraint's objects are linked, and every equality-constrained tree belongs to
+//     every island (the rows are always in the solve),
+//   - tendons with armature that span trees (they add inertia coupling the trees in M).
+// Models the analysis cannot split (flexes; an equality or tendon object it cannot place) give
+// the whole model as one island, as do islands that cover every tree.
+//
+//   IslandOf      (the model, the link contacts, the seed contacts) => the island: the trees
+//                 coupled to any seed, and their degrees of freedom in increasing order
+//   RestrictMode  (a mode, an island) => the mode's contacts inside the island (mode order kept)
+//                 and, optionally, the rest
+//   MergeModes    (the rest, an island's mode) => rest's contacts then the island's
+//
+// Reads the model only.
+#ifndef SALTATION_ISLANDS_H_
+#define SALTATION_ISLANDS_H_
+
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/mode_dynamics.h"
+#include "saltation/model.h"
+
+namespace saltation {
+
+struct Island {
+  bool whole = true;          // every tree (and whatever is not in a tree): no restriction
+  std::vector<char> tree;     // per kinematic tree: in the island (empty when whole)
+  std::vector<int> dofs;      // the island's degrees of freedom, increasing (all nv when whole)
+
+  // whether contact id lies in the island (both geoms on its trees or static)
+  bool Contains(const mjModel* m, const ContactId& id) const;
+};
+
+Island IslandOf(const Model& model, const std::vector<ContactId>& links, const std::vector<ContactId>& seeds);
+
+Mode RestrictMode(const mjModel* m, const Mode& mode, const Island& island, Mode* rest = nullptr);
+
+Mode MergeModes(const Mode& rest, const Mode& island_mode);
+
+}  // namespace saltation
+
+#endif  // SALTATION_ISLANDS_H_

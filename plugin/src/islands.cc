@@ -1,0 +1,154 @@
+#include "saltation/islands.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace saltation {
+namespace {
+
+// union–find over the kinematic trees
+class TreeUnion {
+ public:
+  explicit TreeUnion(int n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int Find(int t) {
+    while (parent_[t] != t) t = parent_[t] = parent_[parent_[t]];
+    return t;
+  }
+  void Join(int a, int b) {
+    if (a >= 0 && b >= 0) parent_[Find(a)] = Find(b);
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+int BodyTree(const mjModel* m, int body) { return body >= 0 && body < m->nbody ? m->body_treeid[body] : -1; }
+
+// the body an equality object is attached to (−2: an object this analysis cannot place)
+int EqualityBody(const mjModel* m, int objtype, int id) {
+  if (id < 0) return -1;
+  if (objtype == mjOBJ_BODY) return id;
+  if (objtype == mjOBJ_SITE) return m->site_bodyid[id];
+  return -2;
+}
+
+// the trees of equality constraint i (−1 entries: static); false when it cannot be placed
+bool EqualityTrees(const mjModel* m, int i, int trees[2]) {
+  trees[0] = trees[1] = -1;
+  const int ids[2] = {m->eq_obj1id[i], m->eq_obj2id[i]};
+  switch (m->eq_type[i]) {
+    case mjEQ_CONNECT:
+    case mjEQ_WELD:
+      for (int s = 0; s < 2; s++) {
+        const int b = EqualityBody(m, m->eq_objtype[i], ids[s]);
+        if (b == -2) return false;
+        trees[s] = BodyTree(m, b);
+      }
+      return true;
+    case mjEQ_JOINT:
+      for (int s = 0; s < 2; s++) trees[s] = ids[s] >= 0 ? BodyTree(m, m->jnt_bodyid[ids[s]]) : -1;
+      return true;
+    case mjEQ_TENDON:
+      for (int s = 0; s < 2; s++) {
+        if (ids[s] < 0) continue;
+        if (m->tendon_treenum[ids[s]] > 1) return false;  // spans trees itself
+        trees[s] = m->tendon_treenum[ids[s]] == 1 ? m->tendon_treeid[2 * ids[s]] : -1;
+      }
+      return true;
+    default:
+      return false;  // flex constraints
+  }
+}
+
+Island Whole(const mjModel* m) {
+  Island island;
+  island.dofs.resize(m->nv);
+  std::iota(island.dofs.begin(), island.dofs.end(), 0);
+  return island;
+}
+
+int GeomTree(const mjModel* m, int geom) { return BodyTree(m, m->geom_bodyid[geom]); }
+
+}  // namespace
+
+bool Island::Contains(const mjModel* m, const ContactId& id) const {
+  if (whole) return true;
+  for (int g : {id.geom1, id.geom2}) {
+    if (g < 0 || g >= m->ngeom) return false;
+    const int t = GeomTree(m, g);
+    if (t >= 0 && !tree[t]) return false;
+  }
+  return true;
+}
+
+Island IslandOf(const Model& model, const std::vector<ContactId>& links, const std::vector<ContactId>& seeds) {
+  const mjModel* m = model.mj();
+  const int ntree = static_cast<int>(m->ntree);
+  if (m->nflex > 0 || ntree <= 1) return Whole(m);
+  TreeUnion trees(ntree);
+  std::vector<char> always(ntree, 0);  // trees every island holds (equality-constrained)
+  for (int i = 0; i < m->neq; i++) {
+    int t[2];
+    if (!EqualityTrees(m, i, t)) return Whole(m);
+    trees.Join(t[0], t[1]);
+    for (int s = 0; s < 2; s++) {
+      if (t[s] >= 0) always[t[s]] = 1;
+    }
+  }
+  for (int i = 0; i < m->ntendon; i++) {
+    if (m->tendon_armature[i] == 0 || m->tendon_treenum[i] < 2) continue;
+    if (m->tendon_treenum[i] > 2) return Whole(m);
+    trees.Join(m->tendon_treeid[2 * i], m->tendon_treeid[2 * i + 1]);
+  }
+  for (const ContactId& id : links) {
+    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return Whole(m);
+    trees.Join(GeomTree(m, id.geom1), GeomTree(m, id.geom2));
+  }
+  std::vector<char> root_in(ntree, 0);
+  for (int t = 0; t < ntree; t++) {
+    if (always[t]) root_in[trees.Find(t)] = 1;
+  }
+  for (const ContactId& id : seeds) {
+    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return Whole(m);
+    for (int g : {id.geom1, id.geom2}) {
+      const int t = GeomTree(m, g);
+      if (t >= 0) root_in[trees.Find(t)] = 1;
+    }
+  }
+  Island island;
+  island.whole = false;
+  island.tree.assign(ntree, 0);
+  int count = 0;
+  for (int t = 0; t < ntree; t++) {
+    island.tree[t] = root_in[trees.Find(t)];
+    count += island.tree[t];
+  }
+  if (count == ntree) return Whole(m);
+  for (int t = 0; t < ntree; t++) {
+    if (!island.tree[t]) continue;
+    for (int j = 0; j < m->tree_dofnum[t]; j++) island.dofs.push_back(m->tree_dofadr[t] + j);
+  }
+  std::sort(island.dofs.begin(), island.dofs.end());
+  return island;
+}
+
+Mode RestrictMode(const mjModel* m, const Mode& mode, const Island& island, Mode* rest) {
+  Mode inside;
+  if (rest) rest->contacts.clear();
+  for (const ContactId& id : mode.contacts) {
+    if (island.Contains(m, id)) {
+      inside.contacts.push_back(id);
+    } else if (rest) {
+      rest->contacts.push_back(id);
+    }
+  }
+  return inside;
+}
+
+Mode MergeModes(const Mode& rest, const Mode& island_mode) {
+  Mode merged = rest;
+  merged.contacts.insert(merged.contacts.end(), island_mode.contacts.begin(), island_mode.contacts.end());
+  return merged;
+}
+
+}  // namespace saltation
