@@ -35,6 +35,13 @@ std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const Stat
 
 namespace {
 
+// the index of mode.contacts[k] among the mode's contacts inside the island
+int IndexInIsland(const mjModel* m, const Mode& mode, int k, const Island& island) {
+  int local = 0;
+  for (int i = 0; i < k; i++) local += island.Contains(m, mode.contacts[i]);
+  return local;
+}
+
 // an event of `kind` at x in `mode`: time, a bracket of zero width and the state before it
 RigidEvent EventAt(EventKind kind, const State& x, const Mode& mode) {
   RigidEvent ev;
@@ -52,8 +59,12 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
                           bool complete) {
-  const HybridState s{x, mode};
   RigidEvent ev = EventAt(EventKind::kTouchdown, x, mode);
+  // the event reaches the trigger's trees and the trees the mode couples to them: the rest of the
+  // mode is carried over unchanged
+  ev.island = IslandOf(model, mode.contacts, {id});
+  Mode rest;
+  const HybridState s{x, RestrictMode(model.mj(), mode, ev.island, &rest)};
 
   // the point that fired, and every other point touching at the same instant (the mocap bodies
   // where their prescribed motion has them at the event)
@@ -81,15 +92,18 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
     if (i >= 0) used[i] = true;
   }
   for (size_t i = 0; i < points.size(); i++) {
-    if (!used[i] && points[i].gap <= simultaneous_gap) candidates.push_back(points[i].id);
+    if (!used[i] && points[i].gap <= simultaneous_gap && ev.island.Contains(model.mj(), points[i].id)) {
+      candidates.push_back(points[i].id);
+    }
   }
 
   const Eigen::VectorXd f_minus = ModeVectorField(model, data, s.x, s.mode);
   ev.impact = SolveImpact(model, data, restitution, s.x, candidates);
   ev.x_plus = s.x;
   ev.x_plus.qvel = ev.impact.qvel_plus;
-  ev.mode_after = ev.impact.sustained;
-  ev.released = ReleasePulling(model, data, ev.x_plus, ev.mode_after, force_tol, &ev.rank_after);
+  Mode after = ev.impact.sustained;
+  ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
+  ev.mode_after = MergeModes(rest, after);
   ev.xi = ComputeTransversality(f_minus, grad_g, dg_dt);
   ev.xi.transversality_rel = rel;
   ev.complete = false;
@@ -97,10 +111,16 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   return ev;
 }
 
+int JoiningContacts(const mjModel* m, const RigidEvent& ev) {
+  if (ev.kind != EventKind::kTouchdown) return 0;
+  return static_cast<int>(ev.impact.candidates.size() - RestrictMode(m, ev.mode_before, ev.island).contacts.size());
+}
+
 void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev) {
   if (ev.complete) return;
   ApplyMocapMotion(model, data, ev.x_minus.time);
-  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, ev.mode_after);
+  const mjModel* m = model.mj();
+  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, RestrictMode(m, ev.mode_after, ev.island));
   if (ev.kind == EventKind::kTouchdown) {
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
     const ResetJacobian reset = impulse_set.empty()
@@ -116,7 +136,9 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
     ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g, ev.xi.dg_dt, dreset_dt);
     ev.xi.transversality_rel = rel;
   } else {
-    const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, ev.x_minus, ev.mode_before, ev.mode_index);
+    const Eigen::VectorXd grad_g =
+        LiftoffGuardGradient(model, data, ev.x_minus, RestrictMode(m, ev.mode_before, ev.island),
+                             IndexInIsland(m, ev.mode_before, ev.mode_index, ev.island));
     ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), ev.xi.f_minus, f_plus, grad_g);
     ev.xi.transversality_rel = CancellationRatio(grad_g, ev.xi.f_minus, model.nv());
   }
@@ -125,11 +147,14 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
 
 RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                         const State& x, const Mode& mode, int k, double force_tol, bool complete) {
-  const HybridState s{x, mode};
   RigidEvent ev = EventAt(EventKind::kLiftoff, x, mode);
-  ev.x_plus = s.x;
-  ev.contact = s.mode.contacts[k];
+  ev.x_plus = x;
+  ev.contact = mode.contacts[k];
   ev.mode_index = k;
+  ev.island = IslandOf(model, mode.contacts, {ev.contact});
+  Mode rest;
+  const HybridState s{x, RestrictMode(model.mj(), mode, ev.island, &rest)};
+  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in s.mode
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
 
   const ModeDynamics before = EvaluateMode(model, data, s.x, s.mode);
@@ -153,6 +178,7 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   }
   if (!slips) ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, ev.x_plus, ev.mode_after, force_tol, &ev.rank_after);
+  ev.mode_after = MergeModes(rest, ev.mode_after);
   ev.complete = false;
   if (complete) {
     ev.xi.f_minus = f_minus;
@@ -183,21 +209,27 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   ev.x_minus = ev.x_plus = x;
   ev.contact = mode.contacts[k];
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
-  const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, mode);
+  ev.mode_index = k;
+  ev.island = IslandOf(model, mode.contacts, {ev.contact});
+  Mode rest;
+  const Mode local = RestrictMode(model.mj(), mode, ev.island, &rest);
+  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in local
+  const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, local);
   EvaluatePosition(model, data.main(), x.qpos.data());
   std::vector<ContactPoint> points;
   ListContacts(model, data.main(), points);
   std::vector<int> match;
-  MatchContacts(mode.contacts, points, match);
+  MatchContacts(local.contacts, points, match);
   const int i = match[k];
   if (i < 0) throw NumericalError("released contact has no point");
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i], data.work());
   const double rel = KineticTransversality(model, data.main(), grad_g, x.qvel);
   ev.point = points[i].pos;
-  ev.mode_after = mode;
-  ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
-  ev.released = ReleasePulling(model, data, x, ev.mode_after, force_tol, &ev.rank_after);
-  const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, ev.mode_after);
+  Mode after = local;
+  after.contacts.erase(after.contacts.begin() + k);
+  ev.released = ReleasePulling(model, data, x, after, force_tol, &ev.rank_after);
+  const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, after);
+  ev.mode_after = MergeModes(rest, after);
   ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_g);
   ev.xi.transversality_rel = rel;
   return ev;

@@ -5,6 +5,7 @@
 
 #include "mujoco_stages.h"
 
+#include "saltation/islands.h"
 #include "saltation/mode_flow.h"
 
 namespace saltation {
@@ -43,9 +44,11 @@ Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State
   const mjModel* m = model.mj();
   const int nv = m->nv, na = m->na, n = model.ndx();
   const double eps = model.options().fd_step;
-  Eigen::VectorXd grad(n), e = Eigen::VectorXd::Zero(n);
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(n), e = Eigen::VectorXd::Zero(n);
+  // the trees contact k's force depends on (islands.h): every other column is zero
+  const std::vector<int> dofs = IslandOf(model, mode.contacts, {mode.contacts[k]}).dofs;
   // configuration columns: whole mode evaluations at the perturbed configurations
-  for (int i = 0; i < nv; i++) {
+  for (int i : dofs) {
     e.setZero();
     e(i) = eps;
     const double gp = LiftoffGuard(model, data, Integrate(m, x, e), mode, k);
@@ -61,7 +64,9 @@ Eigen::VectorXd LiftoffGuardGradient(const Model& model, Data& data, const State
   solver.Compute(J * center.JMinv.transpose(), model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
   mjData* d = data.main();
   Eigen::VectorXd lambda;
-  for (int i = 0; i < nv + na; i++) {
+  std::vector<int> columns = dofs;  // the island's velocities, then every activation
+  for (int a = 0; a < na; a++) columns.push_back(nv + a);
+  for (int i : columns) {
     double g[2];
     for (int side = 0; side < 2; side++) {
       State xs = x;

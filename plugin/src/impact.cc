@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "saltation/errors.h"
+#include "saltation/islands.h"
 
 namespace saltation {
 namespace {
@@ -291,11 +292,13 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
     out.dv_dv -= JMinv.transpose() * solver.Solve(rhs);
   }
 
-  // ∂v⁺/∂q by central differences of the impact map with S fixed
+  // ∂v⁺/∂q by central differences of the impact map with S fixed, on the trees S reaches (islands.h):
+  // the configuration of any other tree moves neither S's rows nor M's blocks under them, so
+  // its columns are exactly zero
   const double eps = model.options().fd_step;
-  out.dv_dq.resize(nv, nv);
+  out.dv_dq.setZero(nv, nv);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv);
-  for (int i = 0; i < nv; i++) {
+  for (int i : IslandOf(model, impulse_set, impulse_set).dofs) {
     dq.setZero();
     dq(i) = eps;
     Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;

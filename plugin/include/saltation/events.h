@@ -9,6 +9,7 @@
 #include "saltation/contacts.h"
 #include "saltation/event_kind.h"
 #include "saltation/impact.h"
+#include "saltation/islands.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
 #include "saltation/restitution.h"
@@ -44,6 +45,11 @@ struct RigidEvent {
   // liftoff's transversality_rel is NaN. CompleteEvent fills in the rest.
   bool complete = true;
   int mode_index = -1;                    // liftoff / slip: the contact's index in mode_before
+  // the trees the event reaches (islands.h): the impact, the release, F⁻, F⁺, ∇g and Ξ are
+  // computed on the mode's contacts inside it (Ξ is the identity outside); xi.f_minus and
+  // xi.f_plus hold the island's mode dynamics, whose entries outside the island are those trees'
+  // unconstrained dynamics. mode_before and mode_after are the whole modes.
+  Island island;
 };
 
 // Touchdown of contact `id` (not in the mode) at x: the impact over the mode's contacts, the
@@ -71,6 +77,10 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
 // `restitution` is only recorded (RigidEvent::restitution).
 RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                                  const State& x, const Mode& mode, int k, double force_tol);
+
+// A touchdown's contacts beyond its mode: the trigger and every contact that touched at the same
+// instant (the impact's candidates not in mode_before); 0 for other events.
+int JoiningContacts(const mjModel* m, const RigidEvent& ev);
 
 // Assembles Ξ of an event made with complete = false, at its own x⁻ and modes; `restitution`
 // (the table the event was made with) and data's inputs (ctrl, applied forces) must be those of

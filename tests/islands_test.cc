@@ -1,0 +1,188 @@
+// Contact islands (islands.h): which trees an event reaches, and that restricting an event to its
+// island gives exactly the event of the robot alone, with Ξ the identity on every other tree.
+#include <string>
+
+#include "saltation/islands.h"
+#include "test_util.h"
+
+namespace saltation::testing {
+namespace {
+
+// A one-legged robot (free trunk, knee hinge, sphere foot of radius 0.03 whose centre is 0.25 m
+// below the trunk's origin at knee angle 0), then `balls` free balls of radius 0.1 resting in a
+// row; `weld` welds the last two balls together.
+std::string Scene(int balls, bool weld = false) {
+  std::string xml = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="20 20 0.1"/>
+    <body name="trunk" pos="0 0 1">
+      <freejoint/>
+      <geom name="trunk" type="box" size="0.1 0.05 0.05" mass="2"/>
+      <body name="shin" pos="0.1 0 -0.05">
+        <joint name="knee" type="hinge" axis="0 1 0" damping="0.1"/>
+        <geom name="shin" type="capsule" fromto="0 0 0 0.05 0 -0.17" size="0.02" mass="0.3" contype="0" conaffinity="0"/>
+        <geom name="foot" type="sphere" pos="0.05 0 -0.2" size="0.03" mass="0.1"/>
+      </body>
+    </body>)";
+  for (int k = 0; k < balls; k++) {
+    const std::string name = "ball" + std::to_string(k);
+    xml += "\n    <body name=\"" + name + "\" pos=\"" + std::to_string(2 + 1.5 * k) + " 0 0.1\"><freejoint/>" +
+           "<geom name=\"" + name + "\" type=\"sphere\" size=\"0.1\" mass=\"" + std::to_string(1 + 0.5 * k) +
+           "\"/></body>";
+  }
+  xml += "\n  </worldbody>";
+  if (weld) {
+    xml += "\n  <equality><weld body1=\"ball" + std::to_string(balls - 2) + "\" body2=\"ball" +
+           std::to_string(balls - 1) + "\"/></equality>";
+  }
+  return xml + "\n</mujoco>";
+}
+
+// The leg's state at its touchdown: the foot's sphere on the floor (gap 0), trunk level, falling and
+// turning; the balls at rest on the floor
+State LegTouching(const mjModel* m) {
+  State x = StateFromData(m, DataPtr(mj_makeData(m)).get());
+  x.qpos(2) = 0.25 + 0.03;  // trunk height: the foot's centre 0.25 m below, radius 0.03
+  x.qvel.setZero();
+  x.qvel(0) = 0.4;    // forward
+  x.qvel(2) = -1.3;   // down
+  x.qvel(4) = 0.7;    // pitching
+  x.qvel(6) = -2.0;   // knee
+  return x;
+}
+
+ContactId Contact(const Model& model, Data& data, const State& x, const std::string& geom) {
+  EvaluatePosition(model, data.main(), x.qpos.data());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  const int g = mj_name2id(model.mj(), mjOBJ_GEOM, geom.c_str());
+  for (const ContactPoint& p : points) {
+    if (p.id.geom1 == g || p.id.geom2 == g) return p.id;
+  }
+  ADD_FAILURE() << "no contact of " << geom;
+  return {};
+}
+
+TEST(Islands, FollowTreesContactsAndEqualities) {
+  ModelPtr m = LoadModelFromString(Scene(3));
+  Model model(m.get());
+  Data data(model);
+  const State x = LegTouching(m.get());
+  const ContactId foot = Contact(model, data, x, "foot");
+  const ContactId ball0 = Contact(model, data, x, "ball0");
+
+  // the foot alone reaches the leg's 7 degrees of freedom (free trunk, knee)
+  const Island leg = IslandOf(model, {ball0}, {foot});
+  EXPECT_FALSE(leg.whole);
+  EXPECT_EQ(leg.dofs, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_TRUE(leg.Contains(m.get(), foot));
+  EXPECT_FALSE(leg.Contains(m.get(), ball0));
+
+  // a contact between the leg and ball 1 links their trees
+  ContactId touch;
+  touch.geom1 = mj_name2id(m.get(), mjOBJ_GEOM, "foot");
+  touch.geom2 = mj_name2id(m.get(), mjOBJ_GEOM, "ball1");
+  const Island linked = IslandOf(model, {ball0, touch}, {foot});
+  std::vector<int> expected = {0, 1, 2, 3, 4, 5, 6};
+  for (int j = 13; j < 19; j++) expected.push_back(j);
+  EXPECT_EQ(linked.dofs, expected);
+
+  // seeds on every tree: the whole model
+  EXPECT_TRUE(IslandOf(model, {touch}, {foot, ball0, Contact(model, data, x, "ball2")}).whole);
+
+  // a weld: the welded balls belong to every island (their rows are in every mode's solve)
+  ModelPtr welded = LoadModelFromString(Scene(3, true));
+  Model welded_model(welded.get());
+  const Island with_weld = IslandOf(welded_model, {}, {foot});
+  expected = {0, 1, 2, 3, 4, 5, 6};
+  for (int j = 13; j < 25; j++) expected.push_back(j);
+  EXPECT_EQ(with_weld.dofs, expected);
+
+  // one tree: no restriction
+  ModelPtr alone = LoadModelFromString(Scene(0));
+  Model alone_model(alone.get());
+  EXPECT_TRUE(IslandOf(alone_model, {}, {foot}).whole);
+}
+
+// Ξ of the leg's touchdown with resting balls in the mode, against the same touchdown in the
+// model of the leg alone: the leg's block agrees to rounding, every other entry is the identity's
+TEST(Islands, TouchdownAmongRestingBodiesIsTheRobotsAlone) {
+  ModelPtr m = LoadModelFromString(Scene(4));
+  ModelPtr m1 = LoadModelFromString(Scene(0));
+  Model model(m.get()), model1(m1.get());
+  Data data(model), data1(model1);
+  const State x = LegTouching(m.get());
+  State x1 = LegTouching(m1.get());
+  Mode resting;
+  for (int k = 0; k < 4; k++) resting.contacts.push_back(Contact(model, data, x, "ball" + std::to_string(k)));
+  const RigidEvent ev = TouchdownEvent(model, data, RestitutionTable(model), x, resting,
+                                       Contact(model, data, x, "foot"), 1e-9, DefaultForceTolerance(m.get()));
+  const RigidEvent ev1 = TouchdownEvent(model1, data1, RestitutionTable(model1), x1, Mode{},
+                                        Contact(model1, data1, x1, "foot"), 1e-9, DefaultForceTolerance(m1.get()));
+  ASSERT_TRUE(ev.complete && ev1.complete);
+  EXPECT_EQ(ev.mode_after.contacts.size(), 4 + ev1.mode_after.contacts.size());
+  EXPECT_EQ(JoiningContacts(m.get(), ev), 1);
+
+  const int nv = m->nv, nv1 = m1->nv;  // the leg's dofs come first in both
+  const Eigen::MatrixXd xi = ev.xi.Dense(), xi1 = ev1.xi.Dense();
+  const double scale = xi1.cwiseAbs().maxCoeff();
+  ASSERT_GT((xi1 - Eigen::MatrixXd::Identity(2 * nv1, 2 * nv1)).cwiseAbs().maxCoeff(), 0.1);  // not trivial
+  double leg_error = 0, other_error = 0;
+  for (int r = 0; r < 2 * nv; r++) {
+    const bool r_leg = r % nv < nv1;
+    for (int c = 0; c < 2 * nv; c++) {
+      const bool c_leg = c % nv < nv1;
+      if (r_leg && c_leg) {
+        leg_error = std::max(leg_error, std::abs(xi(r, c) - xi1(r / nv * nv1 + r % nv, c / nv * nv1 + c % nv)));
+      } else {
+        other_error = std::max(other_error, std::abs(xi(r, c) - (r == c ? 1.0 : 0.0)));
+      }
+    }
+  }
+  EXPECT_LE(leg_error, 1e-12 * scale);
+  EXPECT_EQ(other_error, 0.0);
+}
+
+// A liftoff of the leg's foot while the balls rest: the mode index maps into the island, and Ξ's
+// leg block is the leg's alone (∇g = ∂λ_n/∂x by differences on the island's columns only)
+TEST(Islands, LiftoffAmongRestingBodiesIsTheRobotsAlone) {
+  ModelPtr m = LoadModelFromString(Scene(3));
+  ModelPtr m1 = LoadModelFromString(Scene(0));
+  Model model(m.get()), model1(m1.get());
+  Data data(model), data1(model1);
+  State x = LegTouching(m.get()), x1 = LegTouching(m1.get());
+  x.qvel(2) = x1.qvel(2) = 0;  // standing on the foot: sliding, pitching, bending
+  // the foot between the balls in the mode's order
+  Mode mode, mode1;
+  mode.contacts = {Contact(model, data, x, "ball0"), Contact(model, data, x, "foot"), Contact(model, data, x, "ball1"),
+                   Contact(model, data, x, "ball2")};
+  mode1.contacts = {Contact(model1, data1, x1, "foot")};
+  const double tol = DefaultForceTolerance(m.get());
+  const RigidEvent ev = LiftoffEvent(model, data, RestitutionTable(model), x, mode, 1, tol);
+  const RigidEvent ev1 = LiftoffEvent(model1, data1, RestitutionTable(model1), x1, mode1, 0, tol);
+  EXPECT_EQ(ev.kind, ev1.kind);
+  EXPECT_EQ(ev.mode_index, 1);
+  EXPECT_EQ(ev.mode_after.contacts.size(), 3 + ev1.mode_after.contacts.size());
+  const int nv = m->nv, nv1 = m1->nv;
+  const Eigen::MatrixXd xi = ev.xi.Dense(), xi1 = ev1.xi.Dense();
+  ASSERT_GT((xi1 - Eigen::MatrixXd::Identity(2 * nv1, 2 * nv1)).cwiseAbs().maxCoeff(), 1e-3);
+  const double scale = xi1.cwiseAbs().maxCoeff();
+  double leg_error = 0, other_error = 0;
+  for (int r = 0; r < 2 * nv; r++) {
+    for (int c = 0; c < 2 * nv; c++) {
+      if (r % nv < nv1 && c % nv < nv1) {
+        leg_error = std::max(leg_error, std::abs(xi(r, c) - xi1(r / nv * nv1 + r % nv, c / nv * nv1 + c % nv)));
+      } else {
+        other_error = std::max(other_error, std::abs(xi(r, c) - (r == c ? 1.0 : 0.0)));
+      }
+    }
+  }
+  EXPECT_LE(leg_error, 1e-9 * scale);
+  EXPECT_EQ(other_error, 0.0);
+}
+
+}  // namespace
+}  // namespace saltation::testing
