@@ -166,6 +166,28 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
   }
 }
 
+namespace {
+
+// C ← Ξ·C where Ξ differs from the identity only in the rows of its event's island (islands.h):
+// those rows are multiplied, the others are C's own (a few rows × n² instead of n³)
+void ApplyXi(const Eigen::MatrixXd& xi, Eigen::MatrixXd& C) {
+  const Eigen::Index n = xi.rows();
+  std::vector<Eigen::Index> rows;
+  for (Eigen::Index r = 0; r < n; r++) {
+    for (Eigen::Index c = 0; c < n; c++) {
+      if (xi(r, c) != (r == c ? 1.0 : 0.0)) {
+        rows.push_back(r);
+        break;
+      }
+    }
+  }
+  Eigen::MatrixXd changed(static_cast<Eigen::Index>(rows.size()), C.cols());
+  for (size_t k = 0; k < rows.size(); k++) changed.row(static_cast<Eigen::Index>(k)).noalias() = xi.row(rows[k]) * C;
+  for (size_t k = 0; k < rows.size(); k++) C.row(rows[k]) = changed.row(static_cast<Eigen::Index>(k));
+}
+
+}  // namespace
+
 void Hook::ComposeOrderings(const RestitutionTable& restitution, const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
                             HookEvent& sim) {
   // both orderings, each event with its own intermediate mode, at the first event's state
@@ -176,7 +198,7 @@ void Hook::ComposeOrderings(const RestitutionTable& restitution, const State& x0
     for (const ContactId& id : order) {
       if (FindInMode(mode, id, 1e-12) >= 0) continue;
       const RigidEvent ev = TouchdownEvent(*model_, *data_, restitution, x, mode, id, -1.0, force_tol_);
-      C = ev.xi.Dense() * C;
+      ApplyXi(ev.xi.Dense(), C);
       x = ev.x_plus;
       mode = ev.mode_after;
     }
