@@ -111,9 +111,8 @@ int RunRigid(const Args& args) {
       flags += "grazing ";
       grazing++;
     }
-    if (ev.kind == saltation::EventKind::kTouchdown && ev.impact.candidates.size() > ev.mode_before.contacts.size() + 1) {
-      flags += "simultaneous(" + std::to_string(ev.impact.candidates.size() - ev.mode_before.contacts.size()) + ") ";
-    }
+    const int joining = saltation::JoiningContacts(model.mj(), ev);
+    if (joining > 1) flags += "simultaneous(" + std::to_string(joining) + ") ";
     if (!ev.released.empty()) flags += "released(" + std::to_string(ev.released.size()) + ") ";
     if (!args.quiet) {
       std::printf("%12.6f  %-9s  %-24s  %14.6g  %9.3g  %10.4g  %4d  %s\n", ev.time,
