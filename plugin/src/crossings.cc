@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "saltation/islands.h"
 #include "saltation/root_finding.h"
 
 namespace saltation {
@@ -66,8 +67,8 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   std::swap(g.J, w.set.J);  // g keeps the rows for the next step's difference
   const int rows = static_cast<int>(g.J.rows());
   // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
-  // of a full solve per row)
-  ConstraintMassHalf(model_.mj(), d, g.J, w.JMinv, w.A, w.sqrt_inv_d);
+  // of a full solve per row), block by block over the groups of rows that share no tree
+  w.solver.Compute(model_.mj(), d, g.J, model_.options().rank_tol);
   Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
   w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
   if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode.contacts.size() &&
@@ -77,7 +78,6 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
     w.rhs += w.lambda / dt;
   }
   w.rhs = -w.rhs;
-  w.solver.Compute(w.A, model_.options().rank_tol);
   w.solver.Solve(w.rhs, w.lambda);
   g.force.resize(mode.contacts.size());
   for (size_t k = 0; k < mode.contacts.size(); k++) g.force(k) = w.lambda(w.set.normal_row[k]);
@@ -147,8 +147,17 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
   // (with `slope_velocity` set, also the guard's slope ∇g·slope_velocity into `slope`)
   const Eigen::VectorXd* slope_velocity = nullptr;
   double slope = std::numeric_limits<double>::quiet_NaN();
+  // a liftoff's guard, λ_n of the contact, is the rigid solve of its island's mode alone (the
+  // other trees' contacts do not reach it: islands.h)
+  Mode island_mode;
+  int island_k = c.k;
+  if (c.type == Crossing::kLiftoff) {
+    const Island island = IslandOf(model_, mode.contacts, {c.id});
+    island_mode = RestrictMode(model_.mj(), mode, island);
+    island_k = IndexInIsland(model_.mj(), mode, c.k, island);
+  }
   auto guard = [&](const State& x) {
-    if (c.type == Crossing::kLiftoff) return EvaluateMode(model_, data_, x, mode).normal_force(c.k);
+    if (c.type == Crossing::kLiftoff) return EvaluateMode(model_, data_, x, island_mode).normal_force(island_k);
     // the pair's own points (kinematics and its narrow phase only), matched as in the full list:
     // the mode's points of the same pair first, so that the crossing point is not taken for one
     guard_ids_.clear();

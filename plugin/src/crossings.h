@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "contact_tracking.h"
+#include "island_solve.h"
 #include "resimulation.h"
 #include "saltation/contacts.h"
 #include "saltation/hook_event.h"
@@ -73,11 +74,8 @@ class CrossingFinder {
   // scratch of the per-step rigid-force evaluation
   struct Scratch {
     ConstraintSet set;
-    RowMatrix JMinv;
-    Eigen::VectorXd sqrt_inv_d;  // D^{−1/2} of MuJoCo's factor
-    Eigen::MatrixXd A;
     Eigen::VectorXd rhs, lambda;
-    PsdSolver solver;
+    IslandSolver solver;  // J M⁻¹ Jᵀ block by block
   };
 
   const Model& model_;

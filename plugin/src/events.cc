@@ -35,13 +35,6 @@ std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const Stat
 
 namespace {
 
-// the index of mode.contacts[k] among the mode's contacts inside the island
-int IndexInIsland(const mjModel* m, const Mode& mode, int k, const Island& island) {
-  int local = 0;
-  for (int i = 0; i < k; i++) local += island.Contains(m, mode.contacts[i]);
-  return local;
-}
-
 // an event of `kind` at x in `mode`: time, a bracket of zero width and the state before it
 RigidEvent EventAt(EventKind kind, const State& x, const Mode& mode) {
   RigidEvent ev;

@@ -6,10 +6,13 @@
 namespace saltation {
 namespace {
 
-// union–find over the kinematic trees
+// union–find over the kinematic trees, in storage the caller keeps
 class TreeUnion {
  public:
-  explicit TreeUnion(int n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  TreeUnion(std::vector<int>& parent, int n) : parent_(parent) {
+    parent_.resize(n);
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
   int Find(int t) {
     while (parent_[t] != t) t = parent_[t] = parent_[parent_[t]];
     return t;
@@ -19,7 +22,7 @@ class TreeUnion {
   }
 
  private:
-  std::vector<int> parent_;
+  std::vector<int>& parent_;
 };
 
 int BodyTree(const mjModel* m, int body) { return body >= 0 && body < m->nbody ? m->body_treeid[body] : -1; }
@@ -85,7 +88,8 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
   const mjModel* m = model.mj();
   const int ntree = static_cast<int>(m->ntree);
   if (m->nflex > 0 || ntree <= 1) return Whole(m);
-  TreeUnion trees(ntree);
+  std::vector<int> parent;
+  TreeUnion trees(parent, ntree);
   std::vector<char> always(ntree, 0);  // trees every island holds (equality-constrained)
   for (int i = 0; i < m->neq; i++) {
     int t[2];
@@ -145,10 +149,69 @@ Mode RestrictMode(const mjModel* m, const Mode& mode, const Island& island, Mode
   return inside;
 }
 
+int IndexInIsland(const mjModel* m, const Mode& mode, int k, const Island& island) {
+  int local = 0;
+  for (int i = 0; i < k; i++) local += island.Contains(m, mode.contacts[i]);
+  return local;
+}
+
 Mode MergeModes(const Mode& rest, const Mode& island_mode) {
   Mode merged = rest;
   merged.contacts.insert(merged.contacts.end(), island_mode.contacts.begin(), island_mode.contacts.end());
   return merged;
+}
+
+void GroupRows(const mjModel* m, const RowMatrix& J, RowGroups& out) {
+  const int nrow = static_cast<int>(J.rows());
+  const int ntree = static_cast<int>(m->ntree);
+  bool whole = m->nflex > 0 || ntree <= 1;
+  // group ids: trees, then one pseudo-tree for entries on dofs outside every tree
+  TreeUnion trees(out.parent, ntree + 1);
+  for (int i = 0; i < m->ntendon && !whole; i++) {
+    if (m->tendon_armature[i] == 0 || m->tendon_treenum[i] < 2) continue;
+    if (m->tendon_treenum[i] > 2) whole = true;
+    else trees.Join(m->tendon_treeid[2 * i], m->tendon_treeid[2 * i + 1]);
+  }
+  auto tree_of_dof = [&](int j) { return whole ? 0 : (m->dof_treeid[j] >= 0 ? m->dof_treeid[j] : ntree); };
+  // each row joins the trees of its non-zero entries; its representative tree (−1: an empty row)
+  std::vector<int>& row_tree = out.row_tree;
+  row_tree.assign(nrow, -1);
+  for (int r = 0; r < nrow; r++) {
+    for (int j = 0; j < m->nv; j++) {
+      if (J(r, j) == 0) continue;
+      const int t = tree_of_dof(j);
+      if (row_tree[r] < 0) row_tree[r] = t;
+      else trees.Join(row_tree[r], t);
+    }
+  }
+  // number the groups by first row; empty rows each make a group of their own
+  std::vector<int>& group_of_root = out.group_of_root;
+  group_of_root.assign(ntree + 1, -1);
+  out.count = 0;
+  auto next_group = [&]() {
+    if (static_cast<int>(out.rows.size()) <= out.count) {
+      out.rows.emplace_back();
+      out.dofs.emplace_back();
+    }
+    out.rows[out.count].clear();
+    out.dofs[out.count].clear();
+    return out.count++;
+  };
+  for (int r = 0; r < nrow; r++) {
+    int g;
+    if (row_tree[r] < 0) {
+      g = next_group();
+    } else {
+      const int root = trees.Find(row_tree[r]);
+      if (group_of_root[root] < 0) group_of_root[root] = next_group();
+      g = group_of_root[root];
+    }
+    out.rows[g].push_back(r);
+  }
+  for (int j = 0; j < m->nv; j++) {
+    const int g = group_of_root[trees.Find(tree_of_dof(j))];
+    if (g >= 0) out.dofs[g].push_back(j);
+  }
 }
 
 }  // namespace saltation

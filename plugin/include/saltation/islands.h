@@ -18,7 +18,10 @@
 //                 coupled to any seed, and their degrees of freedom in increasing order
 //   RestrictMode  (a mode, an island) => the mode's contacts inside the island (mode order kept)
 //                 and, optionally, the rest
+//   IndexInIsland (a mode, a contact's index in it, an island) => its index in the restricted mode
 //   MergeModes    (the rest, an island's mode) => rest's contacts then the island's
+//   GroupRows     (constraint rows J) => the rows split into groups that share no tree: J M⁻¹ Jᵀ is
+//                 block-diagonal over the groups (each group's rows and degrees of freedom)
 //
 // Reads the model only.
 #ifndef SALTATION_ISLANDS_H_
@@ -45,7 +48,24 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
 
 Mode RestrictMode(const mjModel* m, const Mode& mode, const Island& island, Mode* rest = nullptr);
 
+// the index of mode.contacts[k] (inside the island) among RestrictMode(m, mode, island)'s contacts
+int IndexInIsland(const mjModel* m, const Mode& mode, int k, const Island& island);
+
 Mode MergeModes(const Mode& rest, const Mode& island_mode);
+
+// Constraint rows grouped by the trees they reach: two rows share a group when their non-zero
+// entries share a kinematic tree, or trees that M couples (cross-tree tendons with armature); a
+// model the analysis cannot split (flexes, a tendon with armature over more than two trees) gives
+// one group. Groups are ordered by their first row; rows and dofs increase within a group.
+// Reuses its vectors' storage from call to call (the hook's per-step path).
+struct RowGroups {
+  int count = 0;
+  std::vector<std::vector<int>> rows;  // the rows of each group (count entries in use)
+  std::vector<std::vector<int>> dofs;  // the degrees of freedom of each group's trees
+  std::vector<int> parent, row_tree, group_of_root;  // scratch
+};
+
+void GroupRows(const mjModel* m, const RowMatrix& J, RowGroups& out);
 
 }  // namespace saltation
 
