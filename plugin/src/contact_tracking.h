@@ -40,6 +40,7 @@ class ContactTracker {
   ContactTracker(const HookOptions& options, Emitter emit) : options_(options), emit_(std::move(emit)) {}
   void Clear();
 
+  // reads ev's kind, time, contact and rigid.xi.transversality only
   void OnEvent(const HookEvent& ev, long step, Mode& mode, double same_point_tol);
   bool RecentlyReleased(const GeomPair& pair, long step) const;
   bool Sustained(const GeomPair& pair, double time) const;

@@ -207,11 +207,16 @@ void Hook::Advance(mjData* d) {
 
 void Hook::Emit(HookEvent ev) {
   events_.push_back(std::move(ev));  // passed to on_event by Deliver, at the end of the step
-  // chatter and Zeno records the event implies, emitted from inside (a copy: Emit grows events_)
+  // chatter and Zeno records the event implies, emitted from inside (a copy of the fields the
+  // tracker reads, not of the matrices: Emit grows events_)
   const HookEvent& stored = events_.back();
   if (ChangesContact(stored.kind)) {
-    const HookEvent copy = stored;
-    tracker_->OnEvent(copy, step_index_, mode_, 2 * model_->detect_margin());
+    HookEvent brief;
+    brief.kind = stored.kind;
+    brief.time = stored.time;
+    brief.contact = stored.contact;
+    brief.rigid.xi.transversality = stored.rigid.xi.transversality;
+    tracker_->OnEvent(brief, step_index_, mode_, 2 * model_->detect_margin());
   }
 }
 

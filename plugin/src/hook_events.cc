@@ -108,7 +108,7 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     if (ev.grazing && ev.rigid.kind == EventKind::kTouchdown) ev.kind = EventKind::kGraze;
     mode_ = ev.rigid.mode_after;
     Emit(ev);
-    out.push_back(ev);
+    out.push_back(std::move(ev));
   }
   EmitSimultaneous(out);
   return out;
