@@ -29,7 +29,7 @@ if _problem:
 from ._core import ConfigError, Error, MujocoError, NumericalError  # noqa: E402
 from ._events import Event, read_events  # noqa: E402
 from ._hook import Hook  # noqa: E402
-from ._analysis import Floquet, floquet, rigid, state_labels  # noqa: E402
+from ._analysis import Floquet, RigidEvents, floquet, rigid, state_labels  # noqa: E402
 from ._viewer import draw_markers  # noqa: E402
 
 __version__ = _core.__version__
@@ -45,6 +45,6 @@ def plugin_library():
     return path
 
 
-__all__ = ["Hook", "Event", "Floquet", "rigid", "floquet", "state_labels", "read_events", "plugin_library",
+__all__ = ["Hook", "Event", "Floquet", "RigidEvents", "rigid", "floquet", "state_labels", "read_events", "plugin_library",
            "draw_markers", "Error", "ConfigError", "NumericalError", "MujocoError", "__version__",
            "mujoco_version"]

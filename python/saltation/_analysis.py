@@ -13,11 +13,33 @@ def state_labels(model):
     return _core.state_labels(model)
 
 
-def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01):
+class RigidEvents(list):
+    """The events of saltation.rigid, in time order (a list of saltation.Event). start_projection
+    says what the projection of a penetrating start moved: {"contacts": [(label, depth_m), ...]
+    deepest first (empty: the start did not penetrate), "dq_norm": ‖Δq‖, "base_only": only the
+    free joints moved}."""
+    start_projection: dict
+
+
+def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, start="project", start_limit=0.03):
     """The events of the exact rigid hybrid model from data's state (its ctrl held constant) over
-    duration seconds: a list of saltation.Event. data is not changed."""
-    return [Event.from_json(j) for j in _core.rigid(model, data, float(duration), restitution, float(step),
-                                                     float(grazing))]
+    duration seconds: a RigidEvents list of saltation.Event. data is not changed.
+
+    A start that penetrates is projected onto the contact manifold (start="project", as the
+    command line; refused deeper than start_limit m) or refused (start="strict"): what moved is in
+    the result's start_projection. A failure part-way raises NumericalError with the events found
+    before it in the exception's `events` and its time in `time` (the command line writes them
+    before the failure record)."""
+    r = _core.rigid(model, data, float(duration), restitution, float(step), float(grazing), str(start),
+                    float(start_limit))
+    events = RigidEvents(Event.from_json(j) for j in r["events"])
+    events.start_projection = r["start_projection"]
+    if r["error"] is not None:
+        error = _core.NumericalError(r["error"])
+        error.events = events
+        error.time = r["failure_time"]
+        raise error
+    return events
 
 
 @dataclass

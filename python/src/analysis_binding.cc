@@ -4,6 +4,7 @@
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -33,25 +34,55 @@ void SetRestitution(const Model& model, RigidSimulator& sim, const py::object& r
   sim.SetRestitution(table);
 }
 
-// the events of the exact rigid model from d's state (its ctrl held) over `duration`, as JSON
-std::vector<std::string> Rigid(py::object model, py::object data, double duration, const py::object& restitution,
-                               double step, double grazing) {
+// The exact rigid model from d's state (its ctrl held) over `duration`: {"events": JSON records,
+// "start_projection": what the projection of a penetrating start moved, "error": the message of
+// the failure that ended the run early, or None}. Everything found before a failure is returned
+// (the Python side raises with it attached; "failure_time": when); bad arguments raise ConfigError at once.
+py::dict Rigid(py::object model, py::object data, double duration, const py::object& restitution, double step,
+               double grazing, const std::string& start, double start_limit) {
   const mjModel* m = ModelOf(model);
   const mjData* d = DataOf(data);
   CheckSameSizes(m, d, data);
   if (!(duration >= 0)) throw ConfigError("duration must be non-negative");
   if (!(step > 0 && step <= 0.1)) throw ConfigError("step must be in (0, 0.1] s");
+  if (start != "project" && start != "strict") {
+    throw ConfigError("start must be 'project' or 'strict', not '" + start + "'");
+  }
+  if (!(start_limit > 0)) throw ConfigError("start_limit must be positive (m)");
   ScopedMujocoErrors errors;
   Model rigid_model(m);
   SimulatorOptions options;
   options.step = step;
+  options.start = start == "strict" ? SimulatorOptions::Start::kStrict : SimulatorOptions::Start::kProject;
+  options.start_projection_limit = start_limit;
   RigidSimulator sim(rigid_model, options);
   SetRestitution(rigid_model, sim, restitution);
   if (m->nu > 0) sim.SetControl(Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu));
   HybridState s = sim.Initialize(StateFromData(m, d));
-  std::vector<std::string> out;
-  RunRigid(sim, s, s.x.time + duration,
-           [&](const RigidEvent& ev) { out.push_back(EventToJson(rigid_model, ev, grazing)); });
+  const StartProjection& moved = sim.start_projection();
+  py::dict projection;
+  py::list contacts;
+  for (const StartProjection::Contact& c : moved.contacts) contacts.append(py::make_tuple(c.label, c.depth));
+  projection["contacts"] = contacts;
+  projection["dq_norm"] = moved.dq_norm;
+  projection["base_only"] = moved.base_only;
+  std::vector<std::string> events;
+  py::object error = py::none(), failure_time = py::none();
+  try {
+    RunRigid(sim, s, s.x.time + duration,
+             [&](const RigidEvent& ev) { events.push_back(EventToJson(rigid_model, ev, grazing)); });
+  } catch (const NumericalError& e) {
+    // the command line's message (saltation_cli.cc, RunRigid)
+    char when[64];
+    std::snprintf(when, sizeof(when), "the rigid model failed at t = %.6f s: ", s.x.time);
+    error = py::str(when + std::string(e.what()));
+    failure_time = py::float_(s.x.time);
+  }
+  py::dict out;
+  out["events"] = events;
+  out["start_projection"] = projection;
+  out["error"] = error;
+  out["failure_time"] = failure_time;
   return out;
 }
 
@@ -114,7 +145,7 @@ py::dict Floquet(py::object model, py::object data, const std::string& keyframe,
 
 void BindAnalysis(py::module_& m) {
   m.def("rigid", &Rigid, py::arg("model"), py::arg("data"), py::arg("duration"), py::arg("restitution"),
-        py::arg("step"), py::arg("grazing"));
+        py::arg("step"), py::arg("grazing"), py::arg("start"), py::arg("start_limit"));
   m.def("floquet", &Floquet, py::arg("model"), py::arg("data"), py::arg("keyframe"), py::arg("section"),
         py::arg("step"), py::arg("max_iterations"), py::arg("tolerance"));
   m.def("state_labels", [](py::object model) { return StateLabels(ModelOf(model)); }, py::arg("model"));
