@@ -1,8 +1,12 @@
 // Contact islands (islands.h): which trees an event reaches, and that restricting an event to its
 // island gives exactly the event of the robot alone, with Ξ the identity on every other tree.
+#include <Eigen/SVD>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "saltation/islands.h"
+#include "saltation/saltation_matrix.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -186,3 +190,58 @@ TEST(Islands, LiftoffAmongRestingBodiesIsTheRobotsAlone) {
 
 }  // namespace
 }  // namespace saltation::testing
+
+namespace {
+
+// the spectral norm of a dense matrix by its singular values (the reference)
+double DenseNorm(const Eigen::MatrixXd& a) {
+  return Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0);
+}
+
+// a saltation matrix that differs from I only on the coordinates `island` of its nv dofs: a
+// reset block, a correction and a guard gradient with entries there only (with_q: also on the
+// configuration's columns, as an impact's ∂v⁺/∂q; without, on the velocities alone)
+saltation::SaltationMatrix IslandXi(int nv, int na, const std::vector<int>& island, double reset_scale,
+                                    bool with_q) {
+  saltation::SaltationMatrix xi;
+  xi.reset = saltation::ResetJacobian::Identity(nv, na);
+  const int n = 2 * nv + na;
+  xi.correction = Eigen::VectorXd::Zero(n);
+  xi.grad_g = Eigen::VectorXd::Zero(n);
+  int seed = 1;
+  auto next = [&]() { return std::sin(1.7 * seed++); };
+  for (int r : island) {
+    for (int c : island) {
+      if (with_q) xi.reset.dv_dq(r, c) = next();
+      xi.reset.dv_dv(r, c) = reset_scale * ((r == c) + 0.1 * next());
+    }
+    xi.correction(nv + r) = reset_scale * 0.3 * next();
+    xi.grad_g(with_q ? r : nv + r) = next();
+  }
+  return xi;
+}
+
+}  // namespace
+
+// ‖Ξ‖₂ formed on the island's indices equals the dense matrix's: Ξ = blockdiag(Ξ_SS, I), so the
+// norm is max(‖Ξ_SS‖, 1) — checked where the island's block is larger than 1 and where it is
+// smaller (a strongly damping reset of the velocities), and with the island covering everything
+TEST(Islands, XiNormOnTheIslandEqualsTheDenseNorm) {
+  for (double scale : {2.0, 0.05}) {
+    for (bool with_q : {true, false}) {
+      const saltation::SaltationMatrix xi = IslandXi(12, 2, {3, 4, 7}, scale, with_q);
+      const double dense = DenseNorm(xi.Dense());
+      EXPECT_NEAR(xi.Norm(), dense, 1e-13 * dense) << "scale " << scale << " with_q " << with_q;
+    }
+  }
+  const saltation::SaltationMatrix small = IslandXi(12, 2, {3, 4, 7}, 0.05, false);
+  EXPECT_EQ(small.Norm(), 1.0);  // the identity part dominates
+  // every index differs from I (a contracting 1-dof event: Ξ = diag(0.1, 0.05)): no identity part
+  saltation::SaltationMatrix whole;
+  whole.reset = saltation::ResetJacobian::Identity(1, 0);
+  whole.reset.dv_dv(0, 0) = 0.05;
+  whole.grad_g = Eigen::Vector2d(1, 0);
+  whole.correction = Eigen::Vector2d(-0.9, 0);
+  EXPECT_NEAR(DenseNorm(whole.Dense()), 0.1, 1e-15);
+  EXPECT_NEAR(whole.Norm(), 0.1, 1e-15);
+}

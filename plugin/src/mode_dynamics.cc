@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "island_solve.h"
 #include "mujoco_stages.h"
 
 #include "saltation/errors.h"
@@ -248,11 +249,15 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   out.lambda.setZero(nrow);
   if (nrow == 0) return out;
 
-  // J M⁻¹ (rows of J are right-hand sides; M is symmetric)
-  Eigen::MatrixXd A;
-  ConstraintMass(m, d, J, out.JMinv, A);
+  // J M⁻¹ (rows of J are right-hand sides; M is symmetric); J M⁻¹ Jᵀ solved block by block over
+  // the groups of rows that share no kinematic tree (island_solve.h), each by its pseudo-inverse
+  out.JMinv.resize(nrow, nv);
+  mj_solveM(m, d, out.JMinv.data(), J.data(), nrow);
+  IslandSolver solver;
+  solver.Compute(m, J, out.JMinv, model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
   const Eigen::VectorXd bias = ConstraintBias(model, data, x, mode.contacts, &out.constraints);
-  out.rank = SolvePsd(A, -(J * out.qacc_smooth + bias), model.options().rank_tol, out.lambda);
+  solver.Solve(-(J * out.qacc_smooth + bias), out.lambda);
+  out.rank = solver.rank();
   out.qacc += out.JMinv.transpose() * out.lambda;
   for (size_t k = 0; k < mode.contacts.size(); k++) {
     out.normal_force(k) = out.lambda(out.constraints.normal_row[k]);

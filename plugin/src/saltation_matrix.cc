@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "saltation/errors.h"
 
@@ -84,12 +85,42 @@ Eigen::VectorXd SaltationMatrix::ApplyTranspose(const Eigen::VectorXd& w) const 
 }
 
 double SaltationMatrix::Norm() const {
-  if (ndx() == 0) return 0;
+  const int n = ndx();
+  if (n == 0) return 0;
+  // Ξ = DΔ + c ∇gᵀ differs from the identity only on the indices S whose row or column does (an
+  // event's island, islands.h): Ξ is then I on the rest and has no entries between S and the
+  // rest, so ‖Ξ‖₂ = max(‖Ξ_SS‖₂, 1) — an event among many bodies costs its island's size
+  const int nv = static_cast<int>(reset.dv_dv.rows());
+  std::vector<char> in(n, 0);
+  for (int i = 0; i < n; i++) in[i] = correction(i) != 0 || grad_g(i) != 0;
+  for (int r = 0; r < nv; r++) {
+    for (int c = 0; c < nv; c++) {
+      if (reset.dv_dq(r, c) != 0) in[nv + r] = in[c] = 1;
+      if (reset.dv_dv(r, c) != (r == c ? 1.0 : 0.0)) in[nv + r] = in[nv + c] = 1;
+    }
+  }
+  std::vector<int> S;
+  for (int i = 0; i < n; i++) {
+    if (in[i]) S.push_back(i);
+  }
+  if (S.empty()) return 1;
+  const int k = static_cast<int>(S.size());
+  Eigen::MatrixXd xi(k, k);
+  for (int b = 0; b < k; b++) {
+    for (int a = 0; a < k; a++) {
+      const int r = S[a], c = S[b];
+      double reset_rc = r == c ? 1.0 : 0.0;
+      if (r >= nv && r < 2 * nv) {
+        reset_rc = c < nv ? reset.dv_dq(r - nv, c) : c < 2 * nv ? reset.dv_dv(r - nv, c - nv) : 0.0;
+      }
+      xi(a, b) = reset_rc + correction(r) * grad_g(c);
+    }
+  }
   // σ_max² = λ_max(ΞᵀΞ): a symmetric eigenvalue problem, several times cheaper than an SVD
-  const Eigen::MatrixXd xi = Dense();
   const Eigen::MatrixXd gram = xi.transpose() * xi;
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(gram, Eigen::EigenvaluesOnly);
-  return std::sqrt(std::max(0.0, eig.eigenvalues().maxCoeff()));
+  const double norm = std::sqrt(std::max(0.0, eig.eigenvalues().maxCoeff()));
+  return k < n ? std::max(norm, 1.0) : norm;
 }
 
 }  // namespace saltation

@@ -38,7 +38,7 @@ struct SaltationMatrix {
   Eigen::VectorXd Apply(const Eigen::VectorXd& dx) const;
   // Ξᵀ w without forming Ξ (value-function back-propagation)
   Eigen::VectorXd ApplyTranspose(const Eigen::VectorXd& w) const;
-  // spectral norm ‖Ξ‖₂
+  // spectral norm ‖Ξ‖₂ (formed on the indices where Ξ differs from I: an island's cost)
   double Norm() const;
 };
 
