@@ -25,6 +25,8 @@ struct Multipliers {
   bool converged = false;
   int iterations = 0;
   double r2 = 0, chain = 0, shooting = 0, trivial = 0, trivial_shooting = 0;
+  double half_step = 0, trivial_half_step = 0;  // the cross-check's (FloquetResult::check_spectrum)
+  bool consistent = false;
 };
 
 Multipliers Analyze(bool capsule_feet) {
@@ -69,21 +71,26 @@ Multipliers Analyze(bool capsule_feet) {
   for (int k = 0; k < 3; k++) I += R[3 + k] * R[3 + k] * m->body_inertia[3 * body + k];
   const double r = (I + mass * (L * L * std::cos(2 * alpha) + 2 * L * rho * std::cos(alpha) + rho * rho)) /
                    (I + mass * (L * L + 2 * L * rho * std::cos(alpha) + rho * rho));
-  auto split = [](const Eigen::VectorXcd& mu, std::complex<double>& trivial, std::complex<double>& other) {
-    const bool first = std::abs(mu(0) - 1.0) < std::abs(mu(1) - 1.0);
-    trivial = first ? mu(0) : mu(1);
-    other = first ? mu(1) : mu(0);
-  };
-  std::complex<double> trivial, chain, trivial_shooting, shooting;
-  split(result.constrained_multipliers, trivial, chain);
-  split(result.constrained_shooting_multipliers, trivial_shooting, shooting);
-  std::printf("[ %s feet ] r² = %.9f; chain %.9f (trivial %.9f), shooting %.9f (trivial %.9f)\n", feet, r * r,
-              chain.real(), trivial.real(), shooting.real(), trivial_shooting.real());
+  // the split spectrum: the trivial multiplier on the flow direction, the other one apart
+  const FloquetSpectrum& c = result.constrained_spectrum;
+  const FloquetSpectrum& s = result.constrained_shooting_spectrum;
+  const FloquetSpectrum& h = result.check_spectrum;
+  if (!c.has_trivial || c.rest.size() != 1 || s.rest.size() != 1 || h.rest.size() != 1) {
+    ADD_FAILURE() << "expected the trivial multiplier and one other";
+    return out;
+  }
+  for (const std::string& f : result.check_failures) std::printf("[ %s feet ] check failed: %s\n", feet, f.c_str());
+  std::printf("[ %s feet ] r² = %.9f; chain %.9f (trivial %.10f), shooting %.9f (trivial %.10f), half step %.9f "
+              "(trivial %.10f)\n",
+              feet, r * r, c.rest(0).real(), c.trivial, s.rest(0).real(), s.trivial, h.rest(0).real(), h.trivial);
   out.r2 = r * r;
-  out.chain = chain.real();
-  out.shooting = shooting.real();
-  out.trivial = trivial.real();
-  out.trivial_shooting = trivial_shooting.real();
+  out.chain = c.rest(0).real();
+  out.shooting = s.rest(0).real();
+  out.trivial = c.trivial;
+  out.trivial_shooting = s.trivial;
+  out.half_step = h.rest(0).real();
+  out.trivial_half_step = h.trivial;
+  out.consistent = result.consistent;
   return out;
 }
 
@@ -91,12 +98,18 @@ TEST_F(CapsuleWheel, ReturnMapConvergesAndMultiplierMatchesClosedForm) {
   const Multipliers capsule = Analyze(true), sphere = Analyze(false);
   ASSERT_TRUE(capsule.converged);
   ASSERT_TRUE(sphere.converged);
-  // measured: chain 4.4e-7 and shooting 6.2e-7 from r²; trivial multipliers 6.1e-7 and 8.8e-7 from
-  // 1, as the sphere feet's (8.0e-7, 4.3e-7): the finite differences' floor, not the bias's
+  // measured (fd_eps 1e-5, the trivial multiplier on the flow direction, not the eigenvalue
+  // nearest 1): capsule chain 2.2e-8, shooting 3.4e-8, half step 2.6e-8 from r²; trivial 3.0e-8,
+  // 8.5e-9, 5.7e-8 from 1 (sphere feet: trivial 6.1e-8, 1.1e-8, 5.7e-8). Before (fd_eps 1e-6, the
+  // eigenvalue nearest 1) the trivial ones were 6.1e-7 and 8.8e-7 from 1: this test failed there
   EXPECT_NEAR(capsule.chain, capsule.r2, 1e-6);
   EXPECT_NEAR(capsule.shooting, capsule.r2, 1e-6);
-  EXPECT_NEAR(capsule.trivial, 1, 1e-6);
-  EXPECT_NEAR(capsule.trivial_shooting, 1, 1e-6);
+  EXPECT_NEAR(capsule.half_step, capsule.r2, 1e-6);
+  EXPECT_NEAR(capsule.trivial, 1, 1e-7);
+  EXPECT_NEAR(capsule.trivial_shooting, 1, 1e-7);
+  EXPECT_NEAR(capsule.trivial_half_step, 1, 1e-7);
+  EXPECT_TRUE(capsule.consistent);
+  EXPECT_TRUE(sphere.consistent);
   EXPECT_LE(capsule.iterations, sphere.iterations + 2);
 }
 

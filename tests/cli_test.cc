@@ -402,6 +402,29 @@ TEST(CliFloquet, RimlessWheelIsStableAndJsonHasBothMultiplierSets) {
   }
 }
 
+// the half-step cross-check printed beside the result; a disagreement beyond --check-tolerance is
+// a failure naming both values (exit 1), and --no-cross-check leaves the repetition out
+TEST(CliFloquet, CrossCheckIsPrintedAndADisagreementExitsOne) {
+  Result r = RunCli("floquet models/rimless_wheel.xml --keyframe start --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("same at half the step (0.0005 s)"));
+  EXPECT_THAT(r.output, HasSubstr("exact symmetries (cyclic coordinates): none"));
+  EXPECT_THAT(r.output, HasSubstr("checks: consistent"));
+  r = RunCli("floquet models/rimless_wheel.xml --keyframe start --quiet --check-tolerance 1e-13");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("checks: FAILED"));
+  EXPECT_THAT(r.output, HasSubstr("at step 0.001 s, 0.61823"));
+  EXPECT_THAT(r.output, HasSubstr("at half the step: differ by"));
+  EXPECT_THAT(r.output, HasSubstr("the multipliers do not check out"));
+  r = RunCli("floquet models/rimless_wheel.xml --keyframe start --quiet --no-cross-check");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("half the step (")));
+  EXPECT_THAT(r.output, HasSubstr("no half-step cross-check"));
+  r = RunCli("floquet models/rimless_wheel.xml --check-tolerance -1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--check-tolerance must be positive"));
+}
+
 TEST(CliFloquet, ElasticBallIsReportedNeutrallyStableNotAnError) {
   const std::string model = TempPath("elastic.xml");
   std::ofstream(model) << R"(<mujoco><custom><numeric name="saltation_restitution" data="1"/></custom>

@@ -248,6 +248,8 @@ TEST(EventLog, ReaderRejectsMalformedLogsWithAClearMessage) {
   expect_error(chatter + "{\"shape\":[1,1],\"base\":\"xi\",\"mask\":\"AA==\",\"data\":\"\"}}\n", "base \"xi\"");
   expect_error(chatter + "{\"shape\":[1,1],\"base\":\"zero\",\"mask\":\"AA==\",\"data\":\"\"}}\n", "not ndx × ndx");
   expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"point\":[1,2]}\n", "array of 3 numbers");
+  expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"dreset_dt\":[1,2,3]}\n", "\"dreset_dt\" must be an array of " + ndx);
+  expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"dg_dt\":\"fast\"}\n", "\"dg_dt\": an entry is not a number");
   expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"geom1\":\"\\ud800\"}\n", "surrogate");
   expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"a\":1,\"a\":2}\n", "duplicate key");
   expect_error(header + std::string(100000, '[') + "\n", "nested deeper");

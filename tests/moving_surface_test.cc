@@ -221,5 +221,64 @@ TEST_F(MovingSurface, ReferenceLocatesTheStrikeOnTheMovingPaddle) {
   EXPECT_GT(std::abs(still_events[0].time - te), 1e-3);
 }
 
+// The time derivatives of a moving surface's strike go into the logs: "dg_dt" and "dreset_dt" in
+// the JSON record (their closed forms −u and (0, (1 + e) u̇)), read back by the log reader, and
+// the CSV's dg_dt and dreset_dt_norm cells; a model without a prescribed motion has neither.
+TEST_F(MovingSurface, LogsCarryTheTimeDerivatives) {
+  ModelPtr m = LoadModelFromString(kPaddle);
+  Model model(m.get(), PaddleOptions());
+  Data data(model);
+  const double t = 0.8 / 3.0;  // the paddle accelerating up: u̇ ≠ 0
+  const RigidEvent ev = Strike(model, data, BallAt(t, P(t) + kR, -2.0));
+  ASSERT_EQ(ev.kind, EventKind::kTouchdown);
+  const std::string json = EventToJson(model, ev, 0.01);
+  const JsonValue record = ParseJson(json);
+  const JsonValue* dg_dt = record.Find("dg_dt");
+  const JsonValue* dreset_dt = record.Find("dreset_dt");
+  ASSERT_TRUE(dg_dt && dreset_dt) << json;
+  std::printf("[ paddle ] dg_dt %.12f (−u = %.12f), dreset_dt (%g, %.12f) ((1 + e) u̇ = %.12f)\n", dg_dt->number(), -U(t),
+              dreset_dt->items()[0].number(), dreset_dt->items()[1].number(), (1 + kE) * Udot(t));
+  EXPECT_NEAR(dg_dt->number(), -U(t), 1e-12);
+  ASSERT_EQ(dreset_dt->items().size(), 2u);
+  EXPECT_EQ(dreset_dt->items()[0].number(), 0.0);
+  EXPECT_NEAR(dreset_dt->items()[1].number(), (1 + kE) * Udot(t), 1e-6 * std::abs(Udot(t)));
+  // the reader takes it; a copy of the record with a wrong-sized dreset_dt it refuses
+  Hook hook(m.get());
+  const std::string header = EventLogHeader(hook, "paddle.xml") + "\n";
+  EXPECT_NO_THROW(ParseEventLog(header + json + "\n", "paddle.jsonl"));
+  std::string bad = json;
+  bad.replace(bad.find("\"dreset_dt\":["), 13, "\"dreset_dt\":[1,");
+  EXPECT_THROW(ParseEventLog(header + bad + "\n", "paddle.jsonl"), LogFormatError);
+  // CSV: the two cells before error
+  HookEvent hev;
+  hev.kind = ev.kind;
+  hev.time = ev.time;
+  hev.contact = ev.contact;
+  hev.has_xi = true;
+  hev.rigid = ev;
+  const std::string row = HookEventToCsv(model, hev);
+  std::vector<std::string> cells, names;
+  for (const auto& [text, out] : {std::pair{row + ",", &cells}, std::pair{HookEventCsvHeader() + ",", &names}}) {
+    for (size_t at = 0, c; (c = text.find(',', at)) != std::string::npos; at = c + 1) out->push_back(text.substr(at, c - at));
+  }
+  ASSERT_EQ(cells.size(), names.size()) << row;
+  const size_t n = names.size();
+  ASSERT_GE(n, 3u);
+  EXPECT_EQ(names[n - 3], "dg_dt");
+  EXPECT_EQ(names[n - 2], "dreset_dt_norm");
+  EXPECT_EQ(std::strtod(cells[n - 3].c_str(), nullptr), ev.xi.dg_dt) << row;
+  EXPECT_NEAR(std::strtod(cells[n - 2].c_str(), nullptr), (1 + kE) * std::abs(Udot(t)), 1e-6 * std::abs(Udot(t))) << row;
+  // the same strike without the prescribed motion (the paddle held where it is): no such fields
+  Model still(m.get());
+  Data still_data(still);
+  const RigidEvent plain = Strike(still, still_data, BallAt(0, kR, -2.0));
+  const std::string plain_json = EventToJson(still, plain, 0.01);
+  EXPECT_EQ(plain_json.find("dg_dt"), std::string::npos) << plain_json;
+  EXPECT_EQ(plain_json.find("dreset_dt"), std::string::npos) << plain_json;
+  hev.rigid = plain;
+  const std::string plain_row = HookEventToCsv(still, hev);
+  EXPECT_EQ(plain_row.substr(plain_row.size() - 3), ",,,") << plain_row;
+}
+
 }  // namespace
 }  // namespace saltation::testing

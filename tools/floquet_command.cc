@@ -19,7 +19,11 @@ model: a Poincaré section at every event of one kind, the return map iterated t
 (coordinates that advance by a constant per period are cyclic), then the monodromy matrix over
 one period from the Φ/Ξ chain and, independently, by shooting; prints the Floquet multipliers on
 the full tangent space and on the subspace consistent with the mode's constraints, the trivial
-multiplier, the agreement of the two methods and the stability verdict.
+multiplier and the exact-symmetry ones (cyclic coordinates whose shift leaves the dynamics
+invariant) apart from the rest, never averaged, the agreement of the two methods and the stability
+verdict. The result checks itself: the trivial and symmetry multipliers must be 1, and the whole
+analysis is repeated at half the integrator step; both results are printed, and when they
+disagree by more than --check-tolerance the command says so and exits 1.
 
 options:
   --keyframe K         start from keyframe K (name or index; none: qpos0); default the model's
@@ -28,6 +32,8 @@ options:
   --max-iterations N   return-map iterations, default 400
   --tolerance T        fixed-point tolerance on the section state, default 1e-9
   --step H             RK4 step of the rigid integrator (s), default 1e-3
+  --check-tolerance T  largest accepted disagreement of the checks, default 1e-5
+  --no-cross-check     skip the repetition at half the step (the trivial/symmetry checks remain)
   --out FILE.json      multipliers, shooting_multipliers ([re, im] pairs), monodromy, period, …
                        (checked writable before the run)
   --quiet              no progress line
@@ -51,6 +57,27 @@ void PrintMultipliers(const char* name, const Eigen::VectorXcd& v, int trivial) 
     if (i == trivial) std::printf("]");
   }
   std::printf("\n");
+}
+
+void PrintSpectrum(const char* name, const FloquetSpectrum& s, const std::vector<int>& symmetries) {
+  std::printf("  %-34s", name);
+  if (s.has_trivial) std::printf(" trivial %.9f (‖Mf−f‖/‖f‖ %.1e);", s.trivial, s.trivial_error);
+  for (size_t k = 0; k < s.symmetry.size(); k++) {
+    std::printf(" symmetry %s%.9f (%.1e);", k < symmetries.size() ? ("of coordinate " + std::to_string(symmetries[k]) + " ").c_str() : "",
+                s.symmetry[k], s.symmetry_error[k]);
+  }
+  std::printf(" rest");
+  for (int i = 0; i < s.rest.size(); i++) std::printf(" %.9f%s%.1ei", s.rest(i).real(), s.rest(i).imag() < 0 ? "" : "+", s.rest(i).imag());
+  std::printf("\n");
+}
+
+std::string SpectrumJson(const FloquetSpectrum& s) {
+  std::string json = "{\"trivial\":" + (s.has_trivial ? JsonNumber(s.trivial) : std::string("null"));
+  json += ",\"trivial_error\":" + JsonNumber(s.trivial_error) + ",\"symmetry\":[";
+  for (size_t k = 0; k < s.symmetry.size(); k++) json += (k ? "," : "") + JsonNumber(s.symmetry[k]);
+  json += "],\"symmetry_error\":[";
+  for (size_t k = 0; k < s.symmetry_error.size(); k++) json += (k ? "," : "") + JsonNumber(s.symmetry_error[k]);
+  return json + "],\"rest\":" + ComplexJson(s.rest) + "}";
 }
 
 }  // namespace
@@ -85,6 +112,12 @@ int RunFloquet(const std::vector<std::string>& args) {
     } else if (a == "--step") {
       sim_options.step = ParseNumber(a, value());
       if (!(sim_options.step > 0 && sim_options.step <= 0.1)) throw UsageError("--step must be in (0, 0.1] s");
+    } else if (a == "--check-tolerance") {
+      options.check_tolerance = ParseNumber(a, value());
+      if (!(options.check_tolerance > 0)) throw UsageError("--check-tolerance must be positive");
+    } else if (a == "--no-cross-check") {
+      cursor.Flag();
+      options.cross_check = false;
     } else if (a == "--out") {
       out = value();
     } else if (a == "--quiet") {
@@ -122,7 +155,23 @@ int RunFloquet(const std::vector<std::string>& args) {
   PrintMultipliers("full space, shooting", r.shooting_multipliers, -1);
   PrintMultipliers("constraint-consistent, Φ/Ξ chain", r.constrained_multipliers, -1);
   PrintMultipliers("constraint-consistent, shooting", r.constrained_shooting_multipliers, -1);
+  std::string symmetries;
+  for (int i : r.symmetries) symmetries += " " + std::to_string(i);
+  std::printf("exact symmetries (cyclic coordinates):%s\n", symmetries.empty() ? " none" : symmetries.c_str());
+  std::printf("split spectrum (1 by construction apart from the rest):\n");
+  PrintSpectrum("constraint-consistent, Φ/Ξ chain", r.constrained_spectrum, r.symmetries);
+  PrintSpectrum("constraint-consistent, shooting", r.constrained_shooting_spectrum, r.symmetries);
+  if (r.cross_checked) {
+    char name[80];
+    std::snprintf(name, sizeof(name), "same at half the step (%g s)", r.check_step);
+    PrintSpectrum(name, r.check_spectrum, r.symmetries);
+    std::printf("period %.9f s at half the step\n", r.check_period);
+  }
   std::printf("agreement of chain and shooting: %.2e\nverdict: %s\n", r.agreement, r.verdict.c_str());
+  std::printf("checks: %s\n", r.consistent ? (r.cross_checked ? "consistent (trivial/symmetry multipliers 1, half step agrees)"
+                                                               : "consistent (trivial/symmetry multipliers 1; no half-step cross-check)")
+                                          : "FAILED");
+  for (const std::string& f : r.check_failures) std::fprintf(stderr, "floquet: check failed: %s\n", f.c_str());
   if (!out.empty()) {
     std::string json = "{\"model\":" + JsonString(model_path) + ",\"converged\":" + (r.converged ? "true" : "false");
     json += ",\"iterations\":" + std::to_string(r.iterations) + ",\"residual\":" + JsonNumber(r.residual);
@@ -133,12 +182,27 @@ int RunFloquet(const std::vector<std::string>& args) {
     json += ",\"constrained_shooting_multipliers\":" + ComplexJson(r.constrained_shooting_multipliers);
     json += ",\"trivial\":" + std::to_string(r.trivial) + ",\"agreement\":" + JsonNumber(r.agreement);
     json += ",\"verdict\":\"" + r.verdict + "\",\"monodromy\":" + MatrixJson(r.monodromy);
-    json += ",\"shooting\":" + MatrixJson(r.shooting) + "}";
+    json += ",\"shooting\":" + MatrixJson(r.shooting);
+    json += ",\"symmetries\":[";
+    for (size_t k = 0; k < r.symmetries.size(); k++) json += (k ? "," : "") + std::to_string(r.symmetries[k]);
+    json += "],\"spectrum\":" + SpectrumJson(r.spectrum) + ",\"constrained_spectrum\":" + SpectrumJson(r.constrained_spectrum);
+    json += ",\"constrained_shooting_spectrum\":" + SpectrumJson(r.constrained_shooting_spectrum);
+    json += ",\"cross_checked\":" + std::string(r.cross_checked ? "true" : "false");
+    if (r.cross_checked) json += ",\"check_step\":" + JsonNumber(r.check_step) + ",\"check_spectrum\":" + SpectrumJson(r.check_spectrum);
+    json += ",\"consistent\":" + std::string(r.consistent ? "true" : "false") + ",\"check_failures\":[";
+    for (size_t k = 0; k < r.check_failures.size(); k++) json += (k ? "," : "") + JsonString(r.check_failures[k]);
+    json += "]}";
     out_file.WriteLine(json);
     out_file.Close();
     std::printf("wrote %s\n", out.c_str());
   }
-  return r.converged ? 0 : 1;
+  if (!r.converged) return 1;
+  if (!r.consistent) {
+    std::fprintf(stderr, "floquet: the multipliers do not check out (%zu check(s) failed, tolerance %g): not reported as a result\n",
+                 r.check_failures.size(), options.check_tolerance);
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace saltation::cli

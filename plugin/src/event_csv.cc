@@ -33,7 +33,8 @@ const char* Bool(bool b) { return b ? "true" : "false"; }
 
 std::string HookEventCsvHeader() {
   return "time,kind,group,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,proxy,"
-         "min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,normal_velocity_plus,error";
+         "min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,normal_velocity_plus,dg_dt,"
+         "dreset_dt_norm,error";
 }
 
 std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
@@ -61,6 +62,9 @@ std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
   row += ',' + (k == EventKind::kZeno ? Cell(ev.ratio) : "");
   row += ',' + (k == EventKind::kRestitution ? Cell(ev.normal_velocity_minus) : "");
   row += ',' + (k == EventKind::kRestitution ? Cell(ev.normal_velocity_plus) : "");
+  const bool moving = ev.has_xi && model.options().mocap_motion;  // surfaces with a prescribed motion
+  row += ',' + (moving ? Cell(ev.rigid.xi.dg_dt) : "");
+  row += ',' + (moving ? Cell(ev.rigid.xi.dreset_dt.size() > 0 ? ev.rigid.xi.dreset_dt.norm() : 0.0) : "");
   row += ',';  // error: only a failure row (the CLI's last) has one
   return row;
 }

@@ -220,6 +220,11 @@ static void RigidFields(std::ostringstream& out, const Model& model, const Rigid
   VectorField(out, "f_plus", xi.f_plus);
   VectorField(out, "grad_g", xi.grad_g);
   VectorField(out, "dt_dx", xi.dt_dx);
+  if (model.options().mocap_motion) {
+    // a prescribed surface motion makes the guard and the reset depend on time: ∂g/∂t and D_tΔ
+    NumberField(out, "dg_dt", xi.dg_dt);
+    VectorField(out, "dreset_dt", xi.dreset_dt.size() > 0 ? xi.dreset_dt : Eigen::VectorXd::Zero(model.ndx()));
+  }
   const Eigen::MatrixXd dreset = xi.reset.Dense();
   MatrixField(out, "xi", xi.Dense(), &dreset, "dreset");  // Ξ − DΔ = u∇gᵀ: few columns differ
   NumberField(out, "xi_norm", xi.Norm());

@@ -23,6 +23,8 @@ constexpr const char* kUnits[][2] = {
     {"f_plus", "state/s"},
     {"grad_g", "guard unit/state"},
     {"dt_dx", "s/state"},
+    {"dg_dt", "guard unit/s (moving surfaces only)"},
+    {"dreset_dt", "state/s (moving surfaces only)"},
     {"xi", "state_i/state_j (entry i, j: the unit of row i over that of column j)"},
     {"dreset", "state_i/state_j"},
     {"xi_norm", "1 (spectral norm of the matrix of mixed units as it stands)"},

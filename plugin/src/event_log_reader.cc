@@ -272,7 +272,7 @@ EventLog ParseEventLog(std::string_view text, const std::string& name) {
     }
     const std::pair<const char*, int> vectors[] = {{"point", 3}, {"bracket", 2}, {"f_minus", log.header.ndx},
                                                    {"f_plus", log.header.ndx}, {"grad_g", log.header.ndx},
-                                                   {"dt_dx", log.header.ndx}};
+                                                   {"dt_dx", log.header.ndx}, {"dreset_dt", log.header.ndx}};
     for (const auto& [key, size] : vectors) {
       const JsonValue* v = json.Find(key);
       if (!v) continue;
@@ -281,6 +281,7 @@ EventLog ParseEventLog(std::string_view text, const std::string& name) {
       }
       for (const JsonValue& x : v->items()) Entry(x, where + ": \"" + key + "\"");
     }
+    if (const JsonValue* g = json.Find("dg_dt")) Entry(*g, where + ": \"dg_dt\"");
     r.json = std::move(json);
     log.records.push_back(std::move(r));
   }

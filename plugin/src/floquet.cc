@@ -8,6 +8,8 @@
 
 #include "saltation/errors.h"
 #include "saltation/finite_difference.h"
+#include "floquet_spectrum.h"
+#include "symmetry.h"
 
 namespace saltation {
 namespace {
@@ -107,21 +109,6 @@ Eigen::MatrixXd ConstraintBasis(const Model& model, Data& data, const State& x, 
   int rank = 0;
   for (int i = 0; i < sv.size(); i++) rank += sv(i) > 1e-9 * std::max(1.0, sv(0));
   return svd.matrixV().rightCols(n - rank);
-}
-
-// A repeated multiplier with a Jordan block (an elastic bounce: the period depends on the energy)
-// splits under an O(ε) perturbation of the matrix into values O(√ε) apart; their mean is accurate
-// to O(ε). Multipliers within `radius` of 1 are replaced by their mean when they are several.
-void MergeUnitCluster(Eigen::VectorXcd& mu, double radius) {
-  std::vector<int> near;
-  for (int i = 0; i < mu.size(); i++) {
-    if (std::abs(mu(i) - 1.0) < radius) near.push_back(i);
-  }
-  if (near.size() < 2) return;
-  std::complex<double> mean = 0;
-  for (int i : near) mean += mu(i);
-  mean /= static_cast<double>(near.size());
-  for (int i : near) mu(i) = mean;
 }
 
 }  // namespace
@@ -227,40 +214,39 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
   // shooting: the whole hybrid flow over one period
   out.shooting = OrbitJacobian(sim, out.mid, t_end, eps, true, "the hybrid flow over one period (shooting)");
 
-  out.multipliers = SortedEigenvalues(out.monodromy);
-  out.shooting_multipliers = SortedEigenvalues(out.shooting);
-  MergeUnitCluster(out.multipliers, 1e-2);
-  MergeUnitCluster(out.shooting_multipliers, 1e-2);
-  for (int i = 0; i < n; i++) {
+  // the flow direction at the mid point, and the exact symmetries among the cyclic coordinates
+  Eigen::VectorXd flow(n);
+  flow << out.mid.x.qvel, EvaluateMode(model, sim.data(), out.mid.x, out.mid.mode).qacc, Eigen::VectorXd::Zero(m->na);
+  out.symmetries = ExactSymmetries(sim, out.mid, out.period, out.cyclic);
+  std::vector<Eigen::VectorXd> directions;
+  for (int i : out.symmetries) directions.push_back(Eigen::VectorXd::Unit(n, i));
+
+  out.spectrum = SplitSpectrum(out.monodromy, flow, directions);
+  out.shooting_spectrum = SplitSpectrum(out.shooting, flow, directions);
+  out.multipliers = AllMultipliers(out.spectrum, &out.trivial);
+  out.shooting_multipliers = AllMultipliers(out.shooting_spectrum, nullptr);
+  for (int i = 0; i < std::min(out.multipliers.size(), out.shooting_multipliers.size()); i++) {
     out.agreement = std::max(out.agreement, std::abs(out.multipliers(i) - out.shooting_multipliers(i)));
   }
-  // the trivial multiplier: the one nearest 1 (M F = F along a periodic orbit)
-  double best = 1e300;
-  for (int i = 0; i < n; i++) {
-    const double d = std::abs(out.multipliers(i) - 1.0);
-    if (d < best) best = d, out.trivial = i;
-  }
 
-  // on the constraint-consistent subspace (the mode at the mid point maps back into itself)
+  // on the constraint-consistent subspace (the mode at the mid point maps back into itself); the
+  // symmetry directions that lie in it
   Data data(model);
   out.constraint_basis = ConstraintBasis(model, data, out.mid.x, out.mid.mode);
   const Eigen::MatrixXd& B = out.constraint_basis;
-  out.constrained_multipliers = SortedEigenvalues(B.transpose() * out.monodromy * B);
-  out.constrained_shooting_multipliers = SortedEigenvalues(B.transpose() * out.shooting * B);
-  MergeUnitCluster(out.constrained_multipliers, 1e-2);
-  MergeUnitCluster(out.constrained_shooting_multipliers, 1e-2);
-
-  // the verdict on the constrained multipliers without the trivial one
-  const Eigen::VectorXcd& mu = out.constrained_multipliers;
-  int trivial = -1;
-  best = 1e300;
-  for (int i = 0; i < mu.size(); i++) {
-    const double d = std::abs(mu(i) - 1.0);
-    if (d < best) best = d, trivial = i;
+  std::vector<Eigen::VectorXd> inside;
+  for (const Eigen::VectorXd& e : directions) {
+    if ((B.transpose() * e).norm() > 1 - 1e-9) inside.push_back(B.transpose() * e);
   }
+  out.constrained_spectrum = SplitSpectrum(B.transpose() * out.monodromy * B, B.transpose() * flow, inside);
+  out.constrained_shooting_spectrum = SplitSpectrum(B.transpose() * out.shooting * B, B.transpose() * flow, inside);
+  out.constrained_multipliers = AllMultipliers(out.constrained_spectrum, nullptr);
+  out.constrained_shooting_multipliers = AllMultipliers(out.constrained_shooting_spectrum, nullptr);
+
+  // the verdict on the constrained multipliers other than the trivial and symmetry ones
   double largest = 0;
-  for (int i = 0; i < mu.size(); i++) {
-    if (i != trivial) largest = std::max(largest, std::abs(mu(i)));
+  for (int i = 0; i < out.constrained_spectrum.rest.size(); i++) {
+    largest = std::max(largest, std::abs(out.constrained_spectrum.rest(i)));
   }
   if (largest > 1 + options.unit_tolerance) {
     out.verdict = "unstable";
@@ -269,6 +255,65 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
   } else {
     out.verdict = "stable";
   }
+
+  // the checks: the multipliers that are 1 by construction, then the half-step repetition
+  const double tol = options.check_tolerance;
+  char line[400];
+  const FloquetSpectrum& c = out.constrained_spectrum;
+  if (c.has_trivial && std::abs(c.trivial - 1) > tol) {
+    std::snprintf(line, sizeof(line),
+                  "trivial multiplier %.9f is not 1 (off by %.2e > %.1e; ‖Mf − f‖/‖f‖ = %.2e): the monodromy "
+                  "does not map the flow direction to itself",
+                  c.trivial, std::abs(c.trivial - 1), tol, c.trivial_error);
+    out.check_failures.push_back(line);
+  }
+  for (size_t k = 0; k < out.spectrum.symmetry.size(); k++) {
+    if (std::abs(out.spectrum.symmetry[k] - 1) > tol) {
+      std::snprintf(line, sizeof(line), "symmetry multiplier of coordinate %d is %.9f, not 1 (off by %.2e > %.1e)",
+                    out.symmetries[k], out.spectrum.symmetry[k], std::abs(out.spectrum.symmetry[k] - 1), tol);
+      out.check_failures.push_back(line);
+    }
+  }
+  if (options.cross_check) {
+    SimulatorOptions half = sim.options();
+    half.step /= 2;
+    RigidSimulator check(model, half);
+    if (m->nu > 0) check.SetControl(Eigen::Map<const Eigen::VectorXd>(sim.data().main()->ctrl, m->nu));
+    check.SetRestitution(sim.restitution());
+    FloquetOptions o = options;
+    o.cross_check = false;
+    const FloquetResult h = AnalyzePeriodicOrbit(check, out.mid, o);
+    out.cross_checked = true;
+    out.check_step = half.step;
+    out.check_period = h.period;
+    out.check_spectrum = h.constrained_spectrum;
+    const FloquetSpectrum& d = h.constrained_spectrum;
+    if (!h.converged) {
+      std::snprintf(line, sizeof(line), "at half the step (%g s) the orbit did not converge (residual %.2e)",
+                    half.step, h.residual);
+      out.check_failures.push_back(line);
+    } else if (d.rest.size() != c.rest.size()) {
+      std::snprintf(line, sizeof(line), "at half the step (%g s) %d multipliers besides the trivial one, at %g s %d",
+                    half.step, static_cast<int>(d.rest.size()), sim.options().step, static_cast<int>(c.rest.size()));
+      out.check_failures.push_back(line);
+    } else {
+      if (c.has_trivial && d.has_trivial && std::abs(c.trivial - d.trivial) > tol) {
+        std::snprintf(line, sizeof(line), "trivial multiplier %.9f at step %g s, %.9f at half the step: differ by %.2e > %.1e",
+                      c.trivial, sim.options().step, d.trivial, std::abs(c.trivial - d.trivial), tol);
+        out.check_failures.push_back(line);
+      }
+      for (int i = 0; i < c.rest.size(); i++) {
+        const double diff = std::abs(c.rest(i) - d.rest(i));
+        if (diff > tol) {
+          std::snprintf(line, sizeof(line),
+                        "multiplier %.9f%+.2ei at step %g s, %.9f%+.2ei at half the step: differ by %.2e > %.1e",
+                        c.rest(i).real(), c.rest(i).imag(), sim.options().step, d.rest(i).real(), d.rest(i).imag(), diff, tol);
+          out.check_failures.push_back(line);
+        }
+      }
+    }
+  }
+  out.consistent = out.check_failures.empty();
   return out;
 }
 

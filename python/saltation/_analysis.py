@@ -61,6 +61,14 @@ class Floquet:
     monodromy: np.ndarray
     shooting: np.ndarray
     cyclic: list = field(default_factory=list)
+    symmetries: list = field(default_factory=list)   # cyclic coordinates that are exact symmetries
+    trivial_multiplier: float = 1.0    # on the flow direction (constrained chain), never averaged
+    symmetry_multipliers: list = field(default_factory=list)  # one per exact symmetry
+    other_multipliers: np.ndarray = None   # the constrained chain's others (complex)
+    cross_checked: bool = False        # repeated at half the integrator step
+    check_multipliers: np.ndarray = None   # the others at half the step
+    consistent: bool = True            # trivial/symmetry multipliers 1 and the half step agrees
+    check_failures: list = field(default_factory=list)
     events: list = field(default_factory=list)  # one period's events (saltation.Event)
 
 
@@ -71,7 +79,7 @@ def floquet(model, keyframe=None, data=None, section="touchdown", step=1e-3, max
     r = _core.floquet(model, data, keyframe or "", section, float(step), int(max_iterations), float(tolerance))
     r["events"] = [Event.from_json(j) for j in r["events"]]
     for key in ("multipliers", "shooting_multipliers", "constrained_multipliers",
-                "constrained_shooting_multipliers"):
+                "constrained_shooting_multipliers", "other_multipliers", "check_multipliers"):
         r[key] = np.asarray(r[key], dtype=complex)
     r["monodromy"] = np.asarray(r["monodromy"])
     r["shooting"] = np.asarray(r["shooting"])

@@ -15,7 +15,7 @@ import numpy as np
 SCHEMA = "saltation.events/2"
 
 # fields holding vectors or matrices: numpy arrays in Event and in read_events' DataFrame
-ARRAY_FIELDS = ("point", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "dreset", "bracket",
+ARRAY_FIELDS = ("point", "f_minus", "f_plus", "grad_g", "dt_dx", "dreset_dt", "xi", "dreset", "bracket",
                 "composite_first", "composite_reverse")
 # matrix fields, in the order they are decoded (a matrix's base may be one decoded before it)
 MATRIX_FIELDS = ("dreset", "xi", "composite_first", "composite_reverse")
@@ -27,7 +27,7 @@ FIELDS = frozenset((
     "transversality_rel", "grazing", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "xi_norm", "dreset",
     "bracket", "rank_after", "mode_before", "mode_after", "released", "impact", "proxy", "group", "size",
     "order_spread", "composite_first", "composite_reverse", "min_gap", "accumulation_time", "ratio",
-    "normal_velocity_minus", "normal_velocity_plus"))
+    "normal_velocity_minus", "normal_velocity_plus", "dg_dt", "dreset_dt"))
 
 
 def _b64(text, what):
@@ -120,7 +120,8 @@ class Event:
     xi_norm, mode_before, mode_after, released (contact labels), rank (rank after the event),
     bracket, proxy, impact, group (a simultaneous group's id: on its record and on its members),
     size, order_spread, composite_first, composite_reverse,
-    min_gap, accumulation_time, ratio, normal_velocity_minus, normal_velocity_plus.
+    min_gap, accumulation_time, ratio, normal_velocity_minus, normal_velocity_plus, and on models
+    with a prescribed surface motion dg_dt (∂g/∂t) and dreset_dt (D_tΔ, ndarray ndx).
     """
 
     __slots__ = ("_record", "_decoded")

@@ -135,6 +135,15 @@ py::dict Floquet(py::object model, py::object data, const std::string& keyframe,
   out["monodromy"] = r.monodromy;
   out["shooting"] = r.shooting;
   out["cyclic"] = r.cyclic;
+  out["symmetries"] = r.symmetries;
+  // the constrained chain spectrum split: trivial, exact-symmetry and the other multipliers
+  out["trivial_multiplier"] = r.constrained_spectrum.trivial;
+  out["symmetry_multipliers"] = r.spectrum.symmetry;
+  out["other_multipliers"] = r.constrained_spectrum.rest;
+  out["cross_checked"] = r.cross_checked;
+  out["check_multipliers"] = r.check_spectrum.rest;
+  out["consistent"] = r.consistent;
+  out["check_failures"] = r.check_failures;
   std::vector<std::string> events;
   for (const RigidEvent& ev : r.events) events.push_back(EventToJson(rigid_model, ev, 0.01));
   out["events"] = events;

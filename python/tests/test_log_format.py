@@ -125,3 +125,24 @@ def test_the_python_hooks_log_round_trips(tmp_path):
         assert ev.kind == row.kind and ev.time == row.time
         if ev.xi is not None:
             assert ev.xi.tobytes() == row.xi.tobytes()
+
+
+def test_moving_surface_fields_read_as_numbers_and_arrays(tmp_path):
+    # a record of a model with a prescribed surface motion carries dg_dt and dreset_dt
+    # (docs/log-format.md); the values here are the example's touchdown with them added
+    header, record, *rest = EXAMPLE.read_text().splitlines()
+    r = json.loads(record)
+    r["dg_dt"] = -0.25
+    r["dreset_dt"] = [0.0] * 8 + [1.5] + [0.0] * 3
+    path = tmp_path / "moving.jsonl"
+    path.write_text("\n".join([header, json.dumps(r), *rest]) + "\n")
+    df = saltation.read_events(path)
+    td = df.iloc[0]
+    assert td.dg_dt == -0.25
+    assert isinstance(td.dreset_dt, np.ndarray) and td.dreset_dt.shape == (12,) and td.dreset_dt[8] == 1.5
+    ev = saltation.Event.from_json(json.dumps(r))
+    assert ev.dg_dt == -0.25 and isinstance(ev.dreset_dt, np.ndarray)
+    assert saltation.Event.from_json(record).dg_dt is None  # a model without the motion has neither
+    csv = pd.read_csv(EXAMPLE.with_suffix(".csv"))
+    assert list(csv.columns[-3:]) == ["dg_dt", "dreset_dt_norm", "error"]
+    assert csv.dg_dt.isna().all()

@@ -38,6 +38,11 @@ def test_floquet_is_the_cli_floquet(cli, tmp_path):
     np.testing.assert_array_equal(fl.multipliers, chain)
     np.testing.assert_array_equal(fl.monodromy, np.array(cpp["monodromy"]))
     assert abs(abs(fl.multipliers[fl.trivial]) - 1) < 1e-5
+    assert fl.consistent and cpp["consistent"] and fl.check_failures == cpp["check_failures"] == []
+    assert fl.trivial_multiplier == cpp["constrained_spectrum"]["trivial"]
+    assert abs(fl.trivial_multiplier - 1) < 1e-7 and fl.symmetries == cpp["symmetries"] == []
+    np.testing.assert_array_equal(fl.other_multipliers,
+                                  [complex(re, im) for re, im in cpp["constrained_spectrum"]["rest"]])
     assert fl.events and fl.events[0].kind in ("touchdown", "liftoff")
 
 

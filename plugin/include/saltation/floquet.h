@@ -7,10 +7,18 @@
 // The monodromy matrix over one period, taken from a mid-period point, is assembled from the Φ/Ξ
 // chain (finite differences of each mode's flow, Ξ at each event) and, independently, by shooting
 // (central differences of the whole hybrid flow over one period); their eigenvalues are the
-// Floquet multipliers, one of them the trivial multiplier 1 along the flow (several multipliers
-// near 1 are reported as their mean: a Jordan block splits by O(√ε) under finite differences,
-// its mean is accurate to O(ε)). Multipliers are also
-// reported on the subspace consistent with the mode's active constraints at the mid-period point.
+// Floquet multipliers. The multipliers that are 1 by construction are reported apart, never
+// averaged with the rest (floquet_spectrum.h): the trivial one along the flow and one per exact
+// symmetry (a cyclic coordinate whose shift leaves the dynamics invariant, found by shifting:
+// symmetry.h), each with its own error; the others are the eigenvalues of the map induced on
+// the rest of the tangent space. Multipliers are also reported on the subspace consistent with
+// the mode's active constraints at the mid-period point.
+//
+// The result checks itself (FloquetOptions::cross_check): the trivial and symmetry multipliers
+// must be 1 and the whole analysis is repeated on a simulator with half the integrator step (a
+// second discretisation of the flow, not the same one differentiated twice); the constrained
+// multipliers of both must agree to check_tolerance. Every disagreement is a line of
+// check_failures naming both values, and `consistent` is false.
 #ifndef SALTATION_FLOQUET_H_
 #define SALTATION_FLOQUET_H_
 
@@ -27,9 +35,19 @@ struct FloquetOptions {
   int max_iterations = 400;      // return-map iterations before giving up
   double tolerance = 1e-9;       // on successive section states (tangent norm, cyclic shifts removed)
   double max_period = 20;        // s without a section event: no periodic orbit
-  double fd_eps = 1e-6;          // central-difference step of Φ and of shooting
+  double fd_eps = 1e-5;          // central-difference step of Φ and of shooting
   double unit_tolerance = 1e-5;  // |λ| within this of 1 counts as 1 (neutral)
   int newton_iterations = 8;     // Newton refinements when iterating the return map has not settled
+  bool cross_check = true;       // repeat at half the integrator step and compare
+  double check_tolerance = 1e-5; // largest accepted disagreement of the checks
+};
+
+// A monodromy matrix's multipliers, split (floquet_spectrum.h).
+struct FloquetSpectrum {
+  bool has_trivial = false;
+  double trivial = 0, trivial_error = 0;     // fᵀMf/fᵀf and ‖Mf − f‖/‖f‖
+  std::vector<double> symmetry, symmetry_error;  // one per exact symmetry, in `symmetries` order
+  Eigen::VectorXcd rest;                     // the others, sorted by modulus
 };
 
 struct FloquetResult {
@@ -44,12 +62,22 @@ struct FloquetResult {
   std::vector<RigidEvent> events;       // the events of one period
   Eigen::MatrixXd monodromy;            // Φ/Ξ chain (ndx × ndx)
   Eigen::MatrixXd shooting;             // finite differences of the hybrid flow over one period
-  Eigen::VectorXcd multipliers, shooting_multipliers;  // sorted by modulus, largest first
+  Eigen::VectorXcd multipliers, shooting_multipliers;  // the split spectra's, sorted by modulus, largest first
   Eigen::MatrixXd constraint_basis;     // orthonormal basis of the constraint-consistent subspace
   Eigen::VectorXcd constrained_multipliers, constrained_shooting_multipliers;
   int trivial = -1;                     // index in `multipliers` of the trivial multiplier
   double agreement = 0;                 // max |λ_chain − λ_shooting| over matched multipliers
   std::string verdict;                  // "stable", "neutrally stable" or "unstable"
+  std::vector<int> symmetries;          // the cyclic coordinates that are exact symmetries
+  // split spectra: full space (chain, shooting) and constraint-consistent (chain, shooting); the
+  // symmetries that do not lie in the constrained subspace are left out of the constrained ones
+  FloquetSpectrum spectrum, shooting_spectrum, constrained_spectrum, constrained_shooting_spectrum;
+  // the cross-check at half the step (cross_check): its constrained chain spectrum and period
+  bool cross_checked = false;
+  double check_step = 0, check_period = 0;
+  FloquetSpectrum check_spectrum;
+  bool consistent = true;                   // no check failed
+  std::vector<std::string> check_failures;  // one line per failed check, naming both values
 };
 
 // Finds the periodic orbit through the hybrid state s (iterating the return map) and its
