@@ -3,7 +3,8 @@
 //   XiTouchdown/<model>  TouchdownEvent, complete (impact, DΔ with its configuration block, F⁻,
 //                        F⁺, Ξ), of the first touchdown of the robot (humanoid, humanoid100: a
 //                        contact of the humanoid's own tree; ballsN: any ball) found by the hook
-//                        with Ξ on demand. Counters xi_us, forward_us, xi_in_forwards, nv.
+//                        with Ξ on demand. Counters xi_us, forward_us, xi_in_forwards, nv, and
+//                        where: event_time, mode_contacts (before), island_dofs.
 //   Simultaneous/<model> Hook::CompleteXi of a simultaneous group (both orderings' composites)
 //                        against the complete TouchdownEvent of one of its members at the
 //                        member's own state: ratio_simultaneous_to_touchdown, group_size.
@@ -56,12 +57,13 @@ void XiTouchdown(benchmark::State& state, const std::string& name) {
   saltation::Model model(m.get());
   saltation::Data data(model);
   const double tol = saltation::DefaultForceTolerance(m.get());
-  double t_xi = 0, t_forward = 0;
+  double t_xi = 0, t_forward = 0, island_dofs = 0;
   for (auto _ : state) {
     auto t0 = Clock::now();
     const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, restitution, event.rigid.x_minus,
                                                                event.rigid.mode_before, event.contact, 1e-9, tol);
     benchmark::DoNotOptimize(ev.xi.correction.data());
+    island_dofs = static_cast<double>(ev.island.dofs.size());
     auto t1 = Clock::now();
     for (int k = 0; k < 10; k++) mj_forward(m.get(), d.get());
     auto t2 = Clock::now();
@@ -69,6 +71,9 @@ void XiTouchdown(benchmark::State& state, const std::string& name) {
     t_forward += Seconds(t2 - t1) / 10;
   }
   state.counters["nv"] = m->nv;
+  state.counters["event_time"] = event.time;
+  state.counters["mode_contacts"] = static_cast<double>(event.rigid.mode_before.contacts.size());
+  state.counters["island_dofs"] = island_dofs;
   state.counters["xi_us"] = 1e6 * t_xi / state.iterations();
   state.counters["forward_us"] = 1e6 * t_forward / state.iterations();
   state.counters["xi_in_forwards"] = t_xi / t_forward;
