@@ -1,0 +1,139 @@
+// The stepping thread, events only: hook.Step with Ξ on demand (HookOptions::xi_on_demand: events
+// detected, localised, classified and tracked, Ξ left for CompleteXi) against plain mj_step over
+// the same steps from the same state, side by side in every iteration; the eager hook (Ξ at every
+// event) alongside for reference.
+//   Stepping/<model>    counters ratio_on_demand_to_plain (the "stepping thread"),
+//                       ratio_eager_to_plain, plain_us_per_step, events
+//   TwentyTwoHumanoids  MuJoCo's 22 humanoids, 1 s: events by kind, most contacts, buffer
+//                       warnings, physics bit for bit (only with --22-humanoids: minutes)
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "bench_util.h"
+
+namespace bench {
+namespace {
+
+void Stepping(benchmark::State& state, const std::string& name, int steps, bool eager) {
+  saltation::ModelPtr plain = LoadNamed(name), lazy_model = LoadNamed(name), eager_model = LoadNamed(name);
+  saltation::HookOptions lazy_options;
+  lazy_options.xi_on_demand = true;
+  saltation::Hook lazy(lazy_model.get(), lazy_options);
+  std::unique_ptr<saltation::Hook> hook;
+  if (eager) hook = std::make_unique<saltation::Hook>(eager_model.get());
+  saltation::DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(lazy_model.get())),
+      d3(mj_makeData(eager_model.get()));
+  double t_plain = 0, t_lazy = 0, t_eager = 0;
+  for (auto _ : state) {
+    ResetToStart(plain.get(), d1.get());
+    ResetToStart(lazy_model.get(), d2.get());
+    ResetToStart(eager_model.get(), d3.get());
+    lazy.Reset(d2.get());
+    if (hook) hook->Reset(d3.get());
+    // interleaved in blocks of 10 steps so that a busy moment of the machine hits both
+    for (int k = 0; k < steps; k += 10) {
+      const int block = std::min(10, steps - k);
+      auto t0 = Clock::now();
+      for (int j = 0; j < block; j++) mj_step(plain.get(), d1.get());
+      auto t1 = Clock::now();
+      for (int j = 0; j < block; j++) lazy.Step(d2.get());
+      auto t2 = Clock::now();
+      if (hook) {
+        for (int j = 0; j < block; j++) hook->Step(d3.get());
+      }
+      auto t3 = Clock::now();
+      t_plain += Seconds(t1 - t0);
+      t_lazy += Seconds(t2 - t1);
+      t_eager += Seconds(t3 - t2);
+    }
+  }
+  state.counters["nv"] = plain->nv;
+  state.counters["steps"] = steps;
+  state.counters["plain_us_per_step"] = 1e6 * t_plain / (steps * static_cast<double>(state.iterations()));
+  state.counters["ratio_on_demand_to_plain"] = t_lazy / t_plain;
+  if (hook) state.counters["ratio_eager_to_plain"] = t_eager / t_plain;
+  state.counters["events"] = static_cast<double>(lazy.events().size());
+}
+
+// MuJoCo's 22 humanoids (nv 594) falling onto the floor and onto each other, 1 simulated second
+// (200 steps) from qpos0: hook.Step (Ξ on demand) and plain mj_step side by side step by step,
+// with the physics compared bit for bit after every step; counts the events by kind, the most
+// contacts of each run (the hooked model's gaps are widened: near-contacts are listed too) and
+// MuJoCo's contact / constraint buffer warnings of both runs and of the hook's own workspaces
+void TwentyTwoHumanoids(benchmark::State& state) {
+  saltation::ModelPtr plain = LoadNamed("22_humanoids"), hooked = LoadNamed("22_humanoids");
+  saltation::HookOptions options;
+  options.xi_on_demand = true;
+  saltation::Hook hook(hooked.get(), options);
+  saltation::DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(hooked.get()));
+  const int steps = static_cast<int>(std::lround(1.0 / plain->opt.timestep));
+  double t_plain = 0, t_hook = 0;
+  int max_plain = 0, max_hooked = 0, differing_steps = 0, buffer_warnings = 0;
+  saltation::TakeMujocoWarnings();
+  for (auto _ : state) {
+    mj_resetData(plain.get(), d1.get());
+    mj_resetData(hooked.get(), d2.get());
+    hook.Reset(d2.get());
+    for (int k = 0; k < steps; k++) {
+      auto t0 = Clock::now();
+      mj_step(plain.get(), d1.get());
+      auto t1 = Clock::now();
+      hook.Step(d2.get());
+      auto t2 = Clock::now();
+      t_plain += Seconds(t1 - t0);
+      t_hook += Seconds(t2 - t1);
+      max_plain = std::max(max_plain, d1->ncon);
+      max_hooked = std::max(max_hooked, d2->ncon);
+      differing_steps += std::memcmp(d1->qpos, d2->qpos, sizeof(mjtNum) * plain->nq) != 0 ||
+                         std::memcmp(d1->qvel, d2->qvel, sizeof(mjtNum) * plain->nv) != 0;
+    }
+  }
+  for (mjData* d : {d1.get(), d2.get()}) {
+    buffer_warnings += d->warning[mjWARN_CONTACTFULL].number + d->warning[mjWARN_CNSTRFULL].number;
+  }
+  for (const std::string& w : saltation::TakeMujocoWarnings()) {
+    std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
+    buffer_warnings += w.find("arena memory") != std::string::npos;
+  }
+  std::map<std::string, int> kinds;
+  for (const saltation::HookEvent& ev : hook.events()) kinds[saltation::EventKindName(ev.kind)]++;
+  for (const auto& [kind, n] : kinds) state.counters[kind] = n;
+  state.counters["plain_ms_per_step"] = 1e3 * t_plain / (steps * static_cast<double>(state.iterations()));
+  state.counters["ratio_on_demand_to_plain"] = t_hook / t_plain;
+  state.counters["max_ncon_plain"] = max_plain;
+  state.counters["max_ncon_hooked"] = max_hooked;
+  state.counters["differing_steps"] = differing_steps;
+  state.counters["buffer_warnings"] = buffer_warnings;
+}
+
+}  // namespace
+
+void RegisterStepping() {
+  struct Case {
+    const char* name;
+    int steps, quick_steps, iterations;
+    bool eager;
+  };
+  // humanoid: dt 5 ms, falls and lies (1000 steps = 5 s); balls: dt 2 ms, all land within 0.4 s;
+  // humanoid100: its objects land within 0.4 s (300 steps = 1.5 s)
+  const Case cases[] = {{"humanoid", 1000, 100, 3, true}, {"humanoid100", 300, 20, 1, false},
+                        {"balls1", 1000, 100, 5, true},   {"balls5", 1000, 100, 3, true},
+                        {"balls20", 1000, 50, 2, false},  {"balls50", 1000, 50, 1, false}};
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    const int steps = Pick(c.steps, c.quick_steps);
+    const bool eager = c.eager && !Quick();
+    benchmark::RegisterBenchmark(("Stepping/" + name).c_str(),
+                                 [=](benchmark::State& s) { Stepping(s, name, steps, eager); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(Pick(c.iterations, 1));
+  }
+  if (TwentyTwo() && !Quick()) benchmark::RegisterBenchmark("TwentyTwoHumanoids", TwentyTwoHumanoids)->Unit(benchmark::kMillisecond)->Iterations(1);
+}
+
+}  // namespace bench

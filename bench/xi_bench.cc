@@ -1,0 +1,149 @@
+// Ξ of one event in multiples of mj_forward at the same state (the forward of the same model,
+// timed alongside in every iteration).
+//   XiTouchdown/<model>  TouchdownEvent, complete (impact, DΔ with its configuration block, F⁻,
+//                        F⁺, Ξ), of the first touchdown of the robot (humanoid, humanoid100: a
+//                        contact of the humanoid's own tree; ballsN: any ball) found by the hook
+//                        with Ξ on demand. Counters xi_us, forward_us, xi_in_forwards, nv, and
+//                        where: event_time, mode_contacts (before), island_dofs.
+//   Simultaneous/<model> Hook::CompleteXi of a simultaneous group (both orderings' composites)
+//                        against the complete TouchdownEvent of one of its members at the
+//                        member's own state: ratio_simultaneous_to_touchdown, group_size.
+#include <benchmark/benchmark.h>
+
+#include "bench_util.h"
+
+namespace bench {
+namespace {
+
+bool InTreeOf(const mjModel* m, int geom, int root_body) {
+  return geom >= 0 && m->body_rootid[m->geom_bodyid[geom]] == root_body;
+}
+
+// the first touchdown (with a pending or complete Ξ) of the body tree rooted at root_body (any
+// tree when root_body < 0), stepping a hook with Ξ on demand for at most 5 s
+bool FindTouchdown(const mjModel* m, int root_body, saltation::HookEvent* found,
+                   saltation::RestitutionTable* restitution, saltation::DataPtr* at) {
+  saltation::HookOptions options;
+  options.xi_on_demand = true;
+  saltation::Hook hook(m, options);
+  saltation::DataPtr d(mj_makeData(m));
+  ResetToStart(m, d.get());
+  while (d->time < 5) {
+    hook.Step(d.get());
+    for (const saltation::HookEvent& ev : hook.events()) {
+      if (ev.kind != saltation::EventKind::kTouchdown || !(ev.has_xi || ev.xi_pending)) continue;
+      if (root_body >= 0 && !InTreeOf(m, ev.contact.geom1, root_body) && !InTreeOf(m, ev.contact.geom2, root_body)) {
+        continue;
+      }
+      *found = ev;
+      *restitution = hook.restitution();
+      *at = std::move(d);
+      return true;
+    }
+  }
+  return false;
+}
+
+void XiTouchdown(benchmark::State& state, const std::string& name) {
+  saltation::ModelPtr m = LoadNamed(name);
+  const int torso = mj_name2id(m.get(), mjOBJ_BODY, "torso");
+  saltation::HookEvent event;
+  saltation::RestitutionTable restitution;
+  saltation::DataPtr d;
+  if (!FindTouchdown(m.get(), torso >= 0 ? m->body_rootid[torso] : -1, &event, &restitution, &d)) {
+    state.SkipWithError("no touchdown");
+    return;
+  }
+  saltation::Model model(m.get());
+  saltation::Data data(model);
+  const double tol = saltation::DefaultForceTolerance(m.get());
+  double t_xi = 0, t_forward = 0, island_dofs = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, restitution, event.rigid.x_minus,
+                                                               event.rigid.mode_before, event.contact, 1e-9, tol);
+    benchmark::DoNotOptimize(ev.xi.correction.data());
+    island_dofs = static_cast<double>(ev.island.dofs.size());
+    auto t1 = Clock::now();
+    for (int k = 0; k < 10; k++) mj_forward(m.get(), d.get());
+    auto t2 = Clock::now();
+    t_xi += Seconds(t1 - t0);
+    t_forward += Seconds(t2 - t1) / 10;
+  }
+  state.counters["nv"] = m->nv;
+  state.counters["event_time"] = event.time;
+  state.counters["mode_contacts"] = static_cast<double>(event.rigid.mode_before.contacts.size());
+  state.counters["island_dofs"] = island_dofs;
+  state.counters["xi_us"] = 1e6 * t_xi / state.iterations();
+  state.counters["forward_us"] = 1e6 * t_forward / state.iterations();
+  state.counters["xi_in_forwards"] = t_xi / t_forward;
+}
+
+void Simultaneous(benchmark::State& state, const std::string& name) {
+  saltation::ModelPtr m = LoadNamed(name);
+  saltation::HookOptions options;
+  options.xi_on_demand = true;
+  saltation::Hook hook(m.get(), options);
+  saltation::DataPtr d(mj_makeData(m.get()));
+  ResetToStart(m.get(), d.get());
+  const saltation::HookEvent* sim = nullptr;
+  const saltation::HookEvent* member = nullptr;
+  while (!(sim && member) && d->time < 5) {
+    hook.Step(d.get());
+    sim = member = nullptr;
+    for (const saltation::HookEvent& ev : hook.events()) {
+      if (!sim && ev.kind == saltation::EventKind::kSimultaneous && ev.xi_pending) sim = &ev;
+    }
+    for (const saltation::HookEvent& ev : hook.events()) {
+      if (sim && !member && ev.group == sim->group && ev.kind == saltation::EventKind::kTouchdown &&
+          (ev.has_xi || ev.xi_pending)) {
+        member = &ev;
+      }
+    }
+  }
+  if (!sim || !member) {
+    state.SkipWithError("no simultaneous group with a touchdown member");
+    return;
+  }
+  saltation::Model model(m.get());
+  saltation::Data data(model);
+  const double tol = saltation::DefaultForceTolerance(m.get());
+  double t_sim = 0, t_td = 0, t_forward = 0;
+  for (auto _ : state) {
+    saltation::HookEvent copy = *sim;
+    auto t0 = Clock::now();
+    hook.CompleteXi(copy);
+    benchmark::DoNotOptimize(copy.composite_first.data());
+    auto t1 = Clock::now();
+    const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, hook.restitution(), member->rigid.x_minus,
+                                                               member->rigid.mode_before, member->contact, 1e-9, tol);
+    benchmark::DoNotOptimize(ev.xi.correction.data());
+    auto t2 = Clock::now();
+    for (int k = 0; k < 10; k++) mj_forward(m.get(), d.get());
+    auto t3 = Clock::now();
+    t_sim += Seconds(t1 - t0);
+    t_td += Seconds(t2 - t1);
+    t_forward += Seconds(t3 - t2) / 10;
+  }
+  state.counters["group_size"] = sim->group_size;
+  state.counters["simultaneous_us"] = 1e6 * t_sim / state.iterations();
+  state.counters["touchdown_us"] = 1e6 * t_td / state.iterations();
+  state.counters["simultaneous_in_forwards"] = t_sim / t_forward;
+  state.counters["ratio_simultaneous_to_touchdown"] = t_sim / t_td;
+}
+
+}  // namespace
+
+void RegisterXi() {
+  for (const char* name : {"humanoid", "humanoid100", "balls1", "balls5", "balls20", "balls50"}) {
+    const std::string n = name;
+    benchmark::RegisterBenchmark(("XiTouchdown/" + n).c_str(), [=](benchmark::State& s) { XiTouchdown(s, n); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(Pick(n == "humanoid100" || n == "balls50" ? 5 : 20, 2));
+  }
+  benchmark::RegisterBenchmark("Simultaneous/level_balls4", [](benchmark::State& s) { Simultaneous(s, "level_balls4"); })
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(Pick(20, 2));
+}
+
+}  // namespace bench
