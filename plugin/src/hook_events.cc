@@ -8,6 +8,7 @@
 #include "resimulation.h"
 #include "saltation/errors.h"
 #include "saltation/hook.h"
+#include "saltation/islands.h"
 
 // The hook's events: crossings made into records (touchdown, liftoff, slip, graze, kinematic
 // release), simultaneous groups and their orderings, and Ξ on demand.
@@ -190,24 +191,52 @@ void ApplyXi(const Eigen::MatrixXd& xi, Eigen::MatrixXd& C) {
 
 void Hook::ComposeOrderings(const RestitutionTable& restitution, const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
                             HookEvent& sim) {
-  // both orderings, each event with its own intermediate mode, at the first event's state
-  auto compose = [&](const std::vector<ContactId>& order) {
+  // both orderings, each event with its own intermediate mode, at the first event's state.
+  // Members whose islands (islands.h; the mode and the whole group as links) differ commute: their
+  // Ξ act on disjoint coordinates and neither event reads the other's trees, so each cluster of
+  // members sharing an island is composed on its own from (x0, mode0) — in both orders only when
+  // it has more than one member — and the clusters' factors multiply into C in any order
+  std::vector<ContactId> links = mode0.contacts;
+  links.insert(links.end(), group.begin(), group.end());
+  std::vector<Island> islands;
+  std::vector<std::vector<ContactId>> clusters;
+  for (const ContactId& id : group) {
+    const Island island = IslandOf(*model_, links, {id});
+    size_t c = 0;
+    while (c < islands.size() && !(islands[c].whole == island.whole && islands[c].tree == island.tree)) c++;
+    if (c == islands.size()) {
+      islands.push_back(island);
+      clusters.emplace_back();
+    }
+    clusters[c].push_back(id);
+  }
+  auto apply_in_order = [&](const std::vector<ContactId>& order, std::vector<Eigen::MatrixXd*> targets) {
     State x = x0;
     Mode mode = mode0;
-    Eigen::MatrixXd C = Eigen::MatrixXd::Identity(TangentDim(m_), TangentDim(m_));
     for (const ContactId& id : order) {
       if (FindInMode(mode, id, 1e-12) >= 0) continue;
       const RigidEvent ev = TouchdownEvent(*model_, *data_, restitution, x, mode, id, -1.0, force_tol_);
-      ApplyXi(ev.xi.Dense(), C);
+      const Eigen::MatrixXd xi = ev.xi.Dense();
+      for (Eigen::MatrixXd* C : targets) ApplyXi(xi, *C);
       x = ev.x_plus;
       mode = ev.mode_after;
     }
-    return C;
+  };
+  auto compose_both = [&]() {
+    const int n = TangentDim(m_);
+    sim.composite_first = Eigen::MatrixXd::Identity(n, n);
+    sim.composite_reverse = Eigen::MatrixXd::Identity(n, n);
+    for (const std::vector<ContactId>& cluster : clusters) {
+      if (cluster.size() == 1) {
+        apply_in_order(cluster, {&sim.composite_first, &sim.composite_reverse});
+        continue;
+      }
+      apply_in_order(cluster, {&sim.composite_first});
+      apply_in_order(std::vector<ContactId>(cluster.rbegin(), cluster.rend()), {&sim.composite_reverse});
+    }
   };
   try {
-    sim.composite_first = compose(group);
-    std::vector<ContactId> reverse(group.rbegin(), group.rend());
-    sim.composite_reverse = compose(reverse);
+    compose_both();
     const double scale = std::max(sim.composite_first.norm(), sim.composite_reverse.norm());
     sim.order_spread = scale > 0 ? (sim.composite_first - sim.composite_reverse).norm() / scale : 0;
   } catch (const NumericalError&) {
