@@ -102,3 +102,98 @@ def test_go1_rigid_from_its_penetrating_home(cli, tmp_path):
     out = tmp_path / "go1_home.jsonl"
     r = cli("rigid", robot("go1"), "--keyframe", "home", "--duration", "0.2", "--out", out, "--quiet")
     assert "summary:" in r.stdout
+
+
+# --- Unitree G1 (models/robots/g1.xml: the mjlab wheel's G1 on 29 position servos) -------------
+G1_NV = 35
+
+
+def is_foot(geom):
+    return "foot" in geom and geom.endswith("_collision")
+
+
+def test_g1_stands_on_its_servos(cli, tmp_path):
+    """From `home` (mjlab's pose settled on the servos, ctrl = the pose) G1 stands 2 s: no touchdown
+    or liftoff after 0.1 s, nothing non-finite, fewer than 5 note lines."""
+    out = tmp_path / "g1.jsonl"
+    r = cli("record", robot("g1"), "--keyframe", "home", "--duration", "2", "--out", out, "--quiet")
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    late = [(rec["kind"], rec["time"], rec.get("geom2")) for rec in recs
+            if rec["kind"] in ("touchdown", "liftoff") and rec["time"] > 0.1]
+    assert late == [], late[:5]
+    notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) < 5, notes
+
+
+def test_g1_drop_lands_on_its_feet(cli, tmp_path):
+    """Dropped 5 cm: the first contacts are foot geoms on the floor, landing as one touchdown per
+    foot or as one simultaneous group."""
+    out = tmp_path / "g1_drop.jsonl"
+    r = cli("record", robot("g1"), "--keyframe", "drop", "--duration", "0.3", "--out", out, "--quiet")
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    first = next(rec for rec in recs if rec["kind"] in ("touchdown", "graze"))
+    assert first["geom1"] == "floor" and is_foot(first["geom2"]), first
+    at_once = [rec for rec in recs if abs(rec["time"] - first["time"]) < 1e-3]
+    feet = {rec["geom2"].split("_")[0] for rec in at_once if rec["kind"] in ("touchdown", "graze")}
+    groups = [rec for rec in at_once if rec["kind"] == "simultaneous"]
+    assert feet == {"left", "right"} or groups, (feet, groups)
+    notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) < 5, notes
+
+
+def test_g1_drop_rigid_plastic_landing(cli, tmp_path):
+    out = tmp_path / "g1_rigid.jsonl"
+    # RK4 at 1e-4 s: the servos' damping on G1's light ankle and wrist joints is unstable at the
+    # default 1e-3 s (the legs slam the floor at 0.011 s, 4.8 m/s)
+    cli("rigid", robot("g1"), "--keyframe", "drop", "--duration", "0.15", "--step", "1e-4", "--out", out, "--quiet")
+    recs = records(out)
+    assert recs and all(finite(rec) for rec in recs)
+    first = recs[0]
+    assert first["kind"] == "touchdown" and is_foot(first["geom2"]), first
+    assert abs(first["time"] - 0.092) < 1e-3, first["time"]  # free fall of 5 cm less the servos' sag
+    # measured: ‖J_n Ξ_vv‖ / ‖J_n‖ 4.1e-16
+    xi = np.array(first["xi"])
+    jn = np.array(first["grad_g"])[:G1_NV]
+    assert np.linalg.norm(jn @ xi[G1_NV:2 * G1_NV, G1_NV:2 * G1_NV]) <= 1e-9 * np.linalg.norm(jn)
+
+
+def test_g1_rigid_from_home(cli, tmp_path):
+    """`rigid` from home (feet 0.41 mm in the floor) projects the start out of the floor, says how
+    far (measured |dq| 0.00694), and stands 0.05 s with its 28 foot contacts held, no event."""
+    out = tmp_path / "g1_home.jsonl"
+    r = cli("rigid", robot("g1"), "--keyframe", "home", "--duration", "0.05", "--step", "1e-4", "--out", out)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("start projected"))
+    assert "28 contacts" in line and "0.4095 mm" in line, line
+    dq = float(line.split("|dq| ")[1].split(",")[0])
+    assert 0 < dq < 0.01, line
+    assert records(out) == []
+    assert "28 contacts active at the end" in r.stdout
+
+
+# --- Franka Panda with a free cube (models/robots/panda_cube.xml) --------------------------------
+PANDA_NV = 15  # 7 arm joints, 2 fingers, the cube's free joint
+
+
+def test_panda_holds_home_with_the_cube_at_rest(cli, tmp_path):
+    out = tmp_path / "panda.jsonl"
+    r = cli("record", robot("panda_cube"), "--keyframe", "home", "--duration", "1", "--out", out, "--quiet")
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    late = [(rec["kind"], rec["time"]) for rec in recs if rec["kind"] in ("touchdown", "liftoff") and rec["time"] > 0.1]
+    assert late == [], late[:5]
+    notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) < 5, notes
+
+
+def test_panda_cube_drop_rigid_plastic_landing(cli, tmp_path):
+    out = tmp_path / "panda_rigid.jsonl"
+    cli("rigid", robot("panda_cube"), "--keyframe", "drop", "--duration", "0.15", "--out", out, "--quiet")
+    recs = records(out)
+    assert recs and all(finite(rec) for rec in recs)
+    first = recs[0]
+    assert first["kind"] == "touchdown" and {first["geom1"], first["geom2"]} == {"floor", "cube"}, first
+    xi = np.array(first["xi"])
+    jn = np.array(first["grad_g"])[:PANDA_NV]
+    assert np.linalg.norm(jn @ xi[PANDA_NV:2 * PANDA_NV, PANDA_NV:2 * PANDA_NV]) <= 1e-9 * np.linalg.norm(jn)
