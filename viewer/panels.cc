@@ -273,7 +273,7 @@ void PlotsPanel(Simulation& sim, UiState& ui, ImVec2 display) {
   a.height = 85;
   int clicked = TimePlot("xi", a, norms);
   TimePlotSpec b = a;
-  b.title = "transversality |grad g . F-| / (|grad g| |F-|)";
+  b.title = "grazing measure (kinetic-metric cosine; liftoff: cancellation ratio)";
   b.y_max = 1;
   b.threshold = sim.settings().grazing_threshold;
   b.threshold_label = "grazing";

@@ -5,7 +5,7 @@
 //   [0] events so far: records with Ξ (touchdown, liftoff, slip, graze) since the data's reset
 //   [1] time of the last of them (s; 0 before the first)
 //   [2] ‖Ξ‖₂ of the last of them
-//   [3] its dimensionless transversality |∇gᵀF⁻| / (‖∇g‖ ‖F⁻‖) (0 grazing … 1 head-on)
+//   [3] its unit-free grazing measure transversality_rel (guards.h: 0 grazing … 1 head-on)
 //   [4] 1 if it was grazing (transversality below the `grazing` threshold), else 0
 //   [5] contacts in the rigid model's active mode now
 //   [6] other records so far (near miss, simultaneous, Zeno, chatter, measured restitution)
