@@ -34,6 +34,11 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
   std::sort(crossings.begin(), crossings.end(),
             [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
   const double tol = 2 * model_->detect_margin();
+  // contacts that took part in an impact of this step without being its trigger (they touched at
+  // the same instant, within contact_tol): their own crossings are that impact, not new events —
+  // after a bounce they are out of the mode again, and re-impacting from the pre-impact state would
+  // record the same impact once per point
+  Mode joined;
   for (size_t ci = 0; ci < crossings.size(); ci++) {
     Crossing& c = crossings[ci];
     if (!c.valid) continue;
@@ -41,7 +46,7 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
     // re-evaluate against the mode as it is now (an earlier event may have changed it)
     const int k = FindInMode(mode_, c.id, tol);
-    if (c.type == Crossing::kTouchdown && k >= 0) continue;
+    if (c.type == Crossing::kTouchdown && (k >= 0 || FindInMode(joined, c.id, tol) >= 0)) continue;
     if (c.type != Crossing::kTouchdown) {
       if (k < 0) continue;
       if (c.type == Crossing::kLiftoff && k != c.k) {
@@ -96,6 +101,11 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
       Emit(ev);
       out.push_back(ev);
       continue;
+    }
+    if (ev.rigid.kind == EventKind::kTouchdown) {
+      for (const ContactId& id : ev.rigid.impact.candidates) {
+        if (!id.SamePair(ev.rigid.contact) || (id.anchor - ev.rigid.contact.anchor).norm() > 0) joined.contacts.push_back(id);
+      }
     }
     ev.contact = ev.rigid.contact;
     ev.point = ev.rigid.point;
