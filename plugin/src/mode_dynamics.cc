@@ -1,5 +1,6 @@
 #include "saltation/mode_dynamics.h"
 
+#include <cmath>
 #include <utility>
 
 #include "island_solve.h"
@@ -164,6 +165,21 @@ void ApplyMocapMotion(const Model& model, Data& data, double t) {
   }
 }
 
+void ApplyControlLaw(const Model& model, Data& data, const State& x) {
+  const ControlLaw& law = model.options().control;
+  const mjModel* m = model.mj();
+  if (!law || m->nu == 0) return;
+  mjData* d = data.main();
+  law(x.time, x.qpos.data(), x.qvel.data(), d->ctrl);
+  for (int i = 0; i < m->nu; i++) {
+    if (!std::isfinite(d->ctrl[i])) {
+      throw NumericalError("the control law gave a control that is not finite at t = " + std::to_string(x.time) +
+                           " s (actuator " + std::to_string(i) + ")");
+    }
+  }
+  mju_copy(data.aux()->ctrl, d->ctrl, m->nu);
+}
+
 Eigen::VectorXd SurfaceVelocity(const Model& model, const mjData* d, const ContactPoint& p) {
   const int rows = ContactRowCount(p);
   Eigen::VectorXd out = Eigen::VectorXd::Zero(rows);
@@ -227,6 +243,7 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   mjData* d = data.main();
   const int nv = m->nv;
   ApplyMocapMotion(model, data, x.time);  // no-op without Options::mocap_motion
+  ApplyControlLaw(model, data, x);         // no-op without Options::control
 
   // MuJoCo's pipeline up to qacc_smooth without the constraint solver, and of the position stage
   // only what it reads: kinematics, M and its factor, the mode's own geom pairs (no broad phase,

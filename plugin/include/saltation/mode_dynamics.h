@@ -54,6 +54,10 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
 // time t and stamps both mjData's time with t (SurfaceVelocity reads it); no-op without a motion.
 void ApplyMocapMotion(const Model& model, Data& data, double t);
 
+// Sets the controls of data.main() and data.aux() from Options::control at x (time and state);
+// no-op without a law. NumericalError when the law gives a control that is not finite.
+void ApplyControlLaw(const Model& model, Data& data, const State& x);
+
 // The velocity, along the point's frame rows (normal, tangents), of what no degree of freedom moves
 // at contact p: the prescribed velocity of a geom's mocap body at d->time, geom2's minus geom1's,
 // so that J v + SurfaceVelocity is the relative velocity the rows measure and its first entry is

@@ -30,6 +30,12 @@ struct MocapSample {
 // (time, mocap index 0..nmocap−1) => its sample
 using MocapMotion = std::function<MocapSample(double t, int mocap)>;
 
+// A control law: writes the model's nu actuator controls for time t and the state (qpos: nq
+// values, qvel: nv) into ctrl — a table of time (control_table.h), a feedback law, a callback from
+// Python. The rigid reference evaluates it wherever it evaluates the flow (Options::control);
+// MuJoCo's own stepping applies it once per step, before the step (MuJoCo holds ctrl over a step).
+using ControlLaw = std::function<void(double t, const mjtNum* qpos, const mjtNum* qvel, mjtNum* ctrl)>;
+
 struct Options {
   // extra margin (m) within which contact points are tracked; < 0 picks 5% of the model's extent
   // (at least 1 cm). A point must be seen inside it before it touches, or the event is missed.
@@ -55,6 +61,12 @@ struct Options {
   // state's time, so the rigid reference locates strikes on moving surfaces. Not modelled: a
   // contact sustained on a moving surface (its ∂²g/∂t² bias), rotating surfaces.
   MocapMotion mocap_motion;
+  // the actuators' controls as a function of time and state (empty: the controls are data's own,
+  // held: RigidSimulator::SetControl). With it every mode evaluation (EvaluateMode: RK4 stages,
+  // F⁻ and F⁺ of events, the finite differences of the flow) sets them at its state first, so the
+  // flow, Ξ and Φ are those of the controlled system. It must be continuous in time and state for
+  // the flow to be smooth between events (a table's rows are kinks: control_table.h).
+  ControlLaw control;
 };
 
 struct ModelDeleter {

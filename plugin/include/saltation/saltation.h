@@ -5,6 +5,7 @@
 #include "saltation/compare.h"
 #include "saltation/config.h"
 #include "saltation/contacts.h"
+#include "saltation/control_table.h"
 #include "saltation/errors.h"
 #include "saltation/event_csv.h"
 #include "saltation/event_json.h"
