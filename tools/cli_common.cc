@@ -88,6 +88,30 @@ Start ResolveStart(const mjModel* m, const std::string& requested) {
   return {name && *name ? name : "0", "keyframe " + KeyName(m, 0) + " (the model's first; --keyframe none for qpos0)"};
 }
 
+Controls ResolveControls(const mjModel* m, const Start& start, double start_time, const std::string& ctrl) {
+  Controls out;
+  out.start = InitialControl(m, start.key);
+  if (ctrl == "hold") {
+    out.description = m->nu == 0 ? "none (the model has no actuators)"
+                                 : std::string(start.key.empty() ? "0 (no keyframe)" : "the keyframe's ctrl") + ", held";
+    return out;
+  }
+  if (ctrl == "zero") {
+    out.start.setZero();
+    out.description = "0, held (--ctrl zero)";
+    return out;
+  }
+  const ControlTable table = ControlTable::Read(m, ctrl, out.start);
+  table.Evaluate(start_time, out.start.data());
+  out.law = table.Law();
+  char text[256];
+  std::snprintf(text, sizeof(text), "table %s: %zu of %d actuators over %d rows, t = %g…%g s (the others hold %s)",
+                ctrl.c_str(), table.actuators().size(), static_cast<int>(m->nu), table.rows(), table.first_time(),
+                table.last_time(), start.key.empty() ? "0" : "the keyframe's");
+  out.description = text;
+  return out;
+}
+
 Progress::Progress(const std::string& label, bool forced, bool quiet) : label_(label) {
   terminal_ = isatty(STDERR_FILENO);
   enabled_ = !quiet && (forced || terminal_);

@@ -69,6 +69,16 @@ struct Start {
 // a name the model does not have
 Start ResolveStart(const mjModel* m, const std::string& requested);
 
+// The controls of a run (--ctrl): `hold` the start keyframe's ctrl (InitialControl: 0 without a
+// keyframe), `zero`, or a table file (control_table.h) whose law moves them over the run.
+struct Controls {
+  Eigen::VectorXd start;     // nu: the controls at the start time
+  ControlLaw law;            // the table's (empty for hold and zero: the start controls are held)
+  std::string description;   // for the "control:" line of the command's output
+};
+// ConfigError from the table reader (file, line, reason)
+Controls ResolveControls(const mjModel* m, const Start& start, double start_time, const std::string& ctrl);
+
 // Progress of a long run on stderr, one line rewritten in place: shown when stderr is a terminal
 // or with --progress (then a line per 10 %), never with --quiet.
 class Progress {

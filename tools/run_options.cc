@@ -19,6 +19,9 @@ options:
   --keyframe K        start from keyframe K (name or index; none: qpos0)
   --restitution E     restitution of every contact: a number in [0, 1] or "model" (the <custom>
                       fields, default)
+  --ctrl C            the actuators' controls: hold (default: the start keyframe's ctrl, else
+                      0, held), zero, or FILE.csv — a table 'time,ACTUATOR,…' interpolated
+                      linearly (actuators it does not list hold the keyframe's; README, "Controls")
   --grazing T         flag events whose dimensionless transversality is below T, default 0.01
   --step H            RK4 step of the rigid integrator (s), default 1e-3
   --start S           a start whose contacts penetrate: project (default: moved out along the
@@ -47,6 +50,9 @@ options:
   --keyframe K        start from keyframe K (name or index; none: qpos0)
   --restitution E     restitution of every contact: a number in [0, 1], "model" (the <custom>
                       fields, default) or "auto" (measured on MuJoCo's contact)
+  --ctrl C            the actuators' controls: hold (default: the start keyframe's ctrl, else
+                      0, held), zero, or FILE.csv — a table 'time,ACTUATOR,…' applied before
+                      each step, interpolated linearly (actuators it does not list hold the keyframe's; README, "Controls")
   --grazing T         flag events whose dimensionless transversality is below T, default 0.01
   --propagate P       events (default) | rigid | compliant | both: what is propagated
   --near-miss D       record guards passing within D m of zero without crossing
@@ -69,7 +75,7 @@ const std::map<std::string, std::string> kOwners = {
     {"--progress", "rigid record"}, {"--step", "rigid"},            {"--csv", "record"},
     {"--start", "rigid"},           {"--start-limit", "rigid"},
     {"--propagate", "record"},      {"--phi-out", "record"},        {"--near-miss", "record"},
-    {"--simultaneous", "record"},
+    {"--simultaneous", "record"},   {"--ctrl", "rigid record"},
 };
 
 bool Takes(const std::string& command, const std::string& option) {
@@ -138,6 +144,9 @@ Args ParseRunArgs(const std::string& command, const std::vector<std::string>& ar
     } else if (a == "--grazing") {
       args.grazing = ParseNumber(a, c.Value());
       if (args.grazing < 0 || args.grazing > 1) throw UsageError("--grazing must be in [0, 1]");
+    } else if (a == "--ctrl") {
+      args.ctrl = c.Value();
+      if (args.ctrl.empty()) throw UsageError("--ctrl must be hold, zero or a table FILE.csv");
     } else if (a == "--out") {
       args.out = c.Value();
     } else if (a == "--quiet") {

@@ -67,8 +67,12 @@ void PrintStartProjection(const saltation::StartProjection& projection) {
 int RunRigid(const Args& args) {
   const std::string path = args.model.empty() ? saltation::DefaultModelPath() : args.model;
   saltation::ModelPtr m = saltation::LoadModel(path);
-  saltation::Model model(m.get());
   const Start start = ResolveStart(m.get(), args.keyframe);
+  const saltation::State x0 = saltation::InitialState(m.get(), start.key);
+  const Controls controls = ResolveControls(m.get(), start, x0.time, args.ctrl);
+  saltation::Options model_options;
+  model_options.control = controls.law;  // a table: evaluated wherever the flow is
+  saltation::Model model(m.get(), model_options);
   saltation::SimulatorOptions options;
   options.step = args.step;
   options.start = args.start == "strict" ? saltation::SimulatorOptions::Start::kStrict
@@ -80,8 +84,8 @@ int RunRigid(const Args& args) {
     restitution.SetAll(std::stod(args.restitution));
     sim.SetRestitution(restitution);
   }
-  if (m->nu > 0) sim.SetControl(saltation::InitialControl(m.get(), start.key));  // held constant
-  saltation::HybridState s = sim.Initialize(saltation::InitialState(m.get(), start.key));
+  if (m->nu > 0) sim.SetControl(controls.start);  // held unless a table moves them
+  saltation::HybridState s = sim.Initialize(x0);
   const double t0 = s.x.time, t_end = s.x.time + args.duration;
   CheckNotTheModel("--out", args.out, path);
   saltation::OutputFile out;  // opened before the run: an unwritable path fails now
@@ -91,6 +95,7 @@ int RunRigid(const Args& args) {
   std::printf("model %s: nq=%d nv=%d na=%d, tangent dimension %d, detection margin %.3g m\n",
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), model.ndx(), model.detect_margin());
   std::printf("start: %s\n", start.description.c_str());
+  if (m->nu > 0 || args.ctrl != "hold") std::printf("control: %s\n", controls.description.c_str());
   PrintStartProjection(sim.start_projection());
   if (!args.quiet) {
     std::printf("%12s  %-9s  %-24s  %14s  %9s  %10s  %4s  %s\n", "time (s)", "kind", "contact",
@@ -177,8 +182,8 @@ int RunRecord(const Args& args) {
   saltation::DataPtr d(mj_makeData(m.get()));
   const saltation::State x0 = saltation::InitialState(m.get(), start.key);
   saltation::StateToData(m.get(), x0, d.get());
-  const Eigen::VectorXd ctrl0 = saltation::InitialControl(m.get(), start.key);  // held constant
-  for (int i = 0; i < m->nu; i++) d->ctrl[i] = ctrl0(i);
+  const Controls controls = ResolveControls(m.get(), start, x0.time, args.ctrl);
+  for (int i = 0; i < m->nu; i++) d->ctrl[i] = controls.start(i);
   mj_forward(m.get(), d.get());
   const double t_end = d->time + args.duration;
   // a run more steps long than anyone waits for (a timestep that is not positive is the hook's
@@ -203,6 +208,7 @@ int RunRecord(const Args& args) {
               m->opt.integrator == mjINT_RK4 ? "RK4" : m->opt.integrator == mjINT_EULER ? "Euler" : "implicit",
               hook.rigid_model().detect_margin(), saltation::PropagationName(options.propagation));
   std::printf("start: %s\n", start.description.c_str());
+  if (m->nu > 0 || args.ctrl != "hold") std::printf("control: %s\n", controls.description.c_str());
   if (!hook.untracked_summary().empty()) std::printf("note: %s\n", hook.untracked_summary().c_str());
   if (!args.quiet) {
     std::printf("%12s  %-12s  %-24s  %14s  %9s  %10s  %s\n", "time (s)", "kind", "contact",
@@ -240,6 +246,8 @@ int RunRecord(const Args& args) {
   while (d->time < t_end) {
     const double time_before = d->time;
     try {
+      // a table's controls at the step's start, held over the step as MuJoCo holds ctrl
+      if (controls.law) controls.law(d->time, d->qpos, d->qvel, d->ctrl);
       hook.Step(d.get());
       if (!std::isfinite(d->qpos[0])) {
         throw saltation::NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(time_before) +

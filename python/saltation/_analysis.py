@@ -21,9 +21,16 @@ class RigidEvents(list):
     start_projection: dict
 
 
-def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, start="project", start_limit=0.03):
-    """The events of the exact rigid hybrid model from data's state (its ctrl held constant) over
-    duration seconds: a RigidEvents list of saltation.Event. data is not changed.
+def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, start="project", start_limit=0.03,
+          controller=None):
+    """The events of the exact rigid hybrid model from data's state over duration seconds: a
+    RigidEvents list of saltation.Event. data is not changed.
+
+    controller: None (data's ctrl held constant), a path to a control table (CSV ``time,ACTUATOR,…``,
+    linear between rows; actuators it does not list hold data's ctrl — README, "Controls"), or a
+    callable ``f(t, qpos, qvel) -> ctrl`` (numpy arrays in, nu numbers out) evaluated wherever the
+    rigid flow is (RK4 stages, the event's F⁻ and F⁺), so events and Ξ are those of the controlled
+    system. It must be continuous in t and the state; its exceptions propagate.
 
     A start that penetrates is projected onto the contact manifold (start="project", as the
     command line; refused deeper than start_limit m) or refused (start="strict"): what moved is in
@@ -31,7 +38,7 @@ def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, star
     before it in the exception's `events` and its time in `time` (the command line writes them
     before the failure record)."""
     r = _core.rigid(model, data, float(duration), restitution, float(step), float(grazing), str(start),
-                    float(start_limit))
+                    float(start_limit), controller)
     events = RigidEvents(Event.from_json(j) for j in r["events"])
     events.start_projection = r["start_projection"]
     if r["error"] is not None:

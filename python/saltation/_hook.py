@@ -20,11 +20,15 @@ class Hook:
     [0, 1] for every contact, or "auto" (measured per geom pair on MuJoCo's own contact).
     grazing: grazing measure (transversality_rel, unit-free) below which an event is grazing. xi_on_demand: Ξ is
     completed when an event is read. covariance: propagate P through Ξ (P₀ = initial_covariance·I,
-    Q = process_noise·dt·I per step).
+    Q = process_noise·dt·I per step). controller: None, or a per-step controller ``f(model, data)``
+    that sets ``data.ctrl`` from data's state; step calls it before each step (MuJoCo holds the
+    controls over the step; the events' Ξ use them).
     """
 
     def __init__(self, model, propagation="events", restitution=None, grazing=0.01, xi_on_demand=False,
-                 covariance=False, process_noise=0.0, initial_covariance=0.0):
+                 covariance=False, process_noise=0.0, initial_covariance=0.0, controller=None):
+        if controller is not None and not callable(controller):
+            raise ConfigError(f"controller must be None or a callable f(model, data), not {controller!r}")
         if propagation not in ("events", "rigid", "compliant", "both"):
             raise ConfigError(f"propagation must be events, rigid, compliant or both, not {propagation!r}")
         if not (restitution is None or restitution == "auto" or
@@ -33,10 +37,14 @@ class Hook:
         self._hook = _core._Hook(model, propagation, restitution, float(grazing), bool(xi_on_demand),
                                  bool(covariance), float(process_noise), float(initial_covariance))
         self._model = model
+        self.controller = controller
         self._events = []
 
     def step(self, data):
-        """One mujoco.mj_step(m, data) and the bookkeeping; data must belong to the hook's model."""
+        """One mujoco.mj_step(m, data) and the bookkeeping; data must belong to the hook's model. The
+        hook's controller, if any, sets data.ctrl first."""
+        if self.controller is not None:
+            self.controller(self._model, data)
         self._hook.step(data)
 
     def reset(self, data):

@@ -10,6 +10,7 @@
 
 #include "bindings.h"
 #include "mujoco_objects.h"
+#include "saltation/control_table.h"
 #include "saltation/errors.h"
 #include "saltation/event_json.h"
 #include "saltation/floquet.h"
@@ -34,12 +35,45 @@ void SetRestitution(const Model& model, RigidSimulator& sim, const py::object& r
   sim.SetRestitution(table);
 }
 
-// The exact rigid model from d's state (its ctrl held) over `duration`: {"events": JSON records,
+// The law of `controller` (None: d's ctrl held): a path str/PathLike is a control table
+// (control_table.h; actuators it does not list hold d's ctrl); a callable f(t, qpos, qvel) returning
+// nu controls is called at every evaluation of the flow (with the GIL: this thread holds it). A
+// wrong number of controls is a ConfigError; f's own exceptions propagate to the caller.
+ControlLaw ControllerLaw(const mjModel* m, const mjData* d, const py::object& controller) {
+  if (controller.is_none()) return {};
+  const py::object fspath = py::module_::import("os").attr("fspath");
+  if (py::isinstance<py::str>(controller) || py::hasattr(controller, "__fspath__")) {
+    const std::string path = fspath(controller).cast<std::string>();
+    return ControlTable::Read(m, path, Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu)).Law();
+  }
+  if (!PyCallable_Check(controller.ptr())) {
+    throw ConfigError("controller must be None, a control table path or a callable f(t, qpos, qvel) -> ctrl");
+  }
+  const int nq = m->nq, nv = m->nv, nu = m->nu;
+  return [controller, nq, nv, nu](double t, const mjtNum* qpos, const mjtNum* qvel, mjtNum* ctrl) {
+    const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(qpos, nq), v = Eigen::Map<const Eigen::VectorXd>(qvel, nv);
+    const py::object result = controller(t, q, v);
+    Eigen::VectorXd u;
+    try {
+      u = result.cast<Eigen::VectorXd>();
+    } catch (const py::cast_error&) {
+      throw ConfigError("controller must return " + std::to_string(nu) + " numbers (one per actuator), not " +
+                        py::repr(result).cast<std::string>());
+    }
+    if (u.size() != nu) {
+      throw ConfigError("controller returned " + std::to_string(u.size()) + " controls; the model has " +
+                        std::to_string(nu) + " actuators");
+    }
+    Eigen::Map<Eigen::VectorXd>(ctrl, nu) = u;
+  };
+}
+
+// The exact rigid model from d's state (its ctrl held, or moved by `controller`) over `duration`: {"events": JSON records,
 // "start_projection": what the projection of a penetrating start moved, "error": the message of
 // the failure that ended the run early, or None}. Everything found before a failure is returned
 // (the Python side raises with it attached; "failure_time": when); bad arguments raise ConfigError at once.
 py::dict Rigid(py::object model, py::object data, double duration, const py::object& restitution, double step,
-               double grazing, const std::string& start, double start_limit) {
+               double grazing, const std::string& start, double start_limit, const py::object& controller) {
   const mjModel* m = ModelOf(model);
   const mjData* d = DataOf(data);
   CheckSameSizes(m, d, data);
@@ -50,7 +84,9 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   }
   if (!(start_limit > 0)) throw ConfigError("start_limit must be positive (m)");
   ScopedMujocoErrors errors;
-  Model rigid_model(m);
+  Options model_options;
+  model_options.control = ControllerLaw(m, d, controller);
+  Model rigid_model(m, model_options);
   SimulatorOptions options;
   options.step = step;
   options.start = start == "strict" ? SimulatorOptions::Start::kStrict : SimulatorOptions::Start::kProject;
@@ -154,7 +190,7 @@ py::dict Floquet(py::object model, py::object data, const std::string& keyframe,
 
 void BindAnalysis(py::module_& m) {
   m.def("rigid", &Rigid, py::arg("model"), py::arg("data"), py::arg("duration"), py::arg("restitution"),
-        py::arg("step"), py::arg("grazing"), py::arg("start"), py::arg("start_limit"));
+        py::arg("step"), py::arg("grazing"), py::arg("start"), py::arg("start_limit"), py::arg("controller"));
   m.def("floquet", &Floquet, py::arg("model"), py::arg("data"), py::arg("keyframe"), py::arg("section"),
         py::arg("step"), py::arg("max_iterations"), py::arg("tolerance"));
   m.def("state_labels", [](py::object model) { return StateLabels(ModelOf(model)); }, py::arg("model"));

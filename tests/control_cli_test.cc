@@ -1,0 +1,110 @@
+// `--ctrl hold|zero|FILE` of `rigid` and `record` (issue 13): a slide-joint ball of 2 kg pushed up
+// by a motor, from a keyframe whose ctrl is 10 N. Closed forms: held 10 N, a = −G + 5 → touchdown
+// at √(2·0.45/4.81) = 0.432562 s; zero, free fall → 0.302891 s; a table ramp u = 30 t (the keyframe's
+// ctrl replaced) → the root of 0.45 − 4.905 t² + 2.5 t³ = 0, 0.332344 s (control_test.cc).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_util.h"
+
+namespace saltation::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kModel = R"(<mujoco>
+  <option gravity="0 0 -9.81" timestep="0.001"/>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball">
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.05" mass="2" condim="1"/>
+    </body>
+  </worldbody>
+  <actuator><motor name="lift" joint="z"/></actuator>
+  <keyframe><key name="up" qpos="0.5" ctrl="10"/></keyframe>
+</mujoco>)";
+
+std::string Write(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// the times of the first touchdown rows of a command's table
+double FirstTouchdown(const std::string& output) {
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    double t;
+    std::string kind;
+    if (row >> t >> kind && kind == "touchdown") return t;
+  }
+  return -1;
+}
+
+class ControlCli : public ::testing::Test {
+ protected:
+  std::string model_ = Write("ball.xml", kModel);
+  std::string ramp_ = Write("ramp.csv", "time,lift\n0,0\n1,30\n");
+};
+
+TEST_F(ControlCli, RigidHoldsTheKeyframesCtrlByDefault) {
+  const Result r = RunCli("rigid " + model_ + " --duration 0.5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("control: the keyframe's ctrl, held"));
+  EXPECT_NEAR(FirstTouchdown(r.output), 0.432562, 1e-6) << r.output;
+}
+
+TEST_F(ControlCli, RigidWithZero) {
+  const Result r = RunCli("rigid " + model_ + " --duration 0.5 --ctrl zero");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("control: 0, held (--ctrl zero)"));
+  EXPECT_NEAR(FirstTouchdown(r.output), 0.302891, 1e-6) << r.output;
+}
+
+TEST_F(ControlCli, RigidFollowsATable) {
+  const Result r = RunCli("rigid " + model_ + " --duration 0.5 --ctrl " + ramp_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("control: table " + ramp_ + ": 1 of 1 actuators over 2 rows, t = 0…1 s"));
+  EXPECT_NEAR(FirstTouchdown(r.output), 0.332344, 1e-6) << r.output;
+}
+
+TEST_F(ControlCli, RecordAppliesTheTableStepByStep) {
+  // MuJoCo holds each step's ctrl (the table at the step's start) and its contact is soft: the
+  // touchdown is within a few steps (1 ms) of the rigid one, and far from the held run's
+  const Result r = RunCli("record " + model_ + " --duration 0.5 --ctrl " + ramp_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("control: table"));
+  EXPECT_NEAR(FirstTouchdown(r.output), 0.332344, 2e-3) << r.output;
+  const Result held = RunCli("record " + model_ + " --duration 0.5");
+  ASSERT_EQ(held.exit_code, 0) << held.output;
+  EXPECT_NEAR(FirstTouchdown(held.output), 0.432562, 2e-3) << held.output;
+  const Result zero = RunCli("record " + model_ + " --duration 0.5 --ctrl=zero");
+  EXPECT_NEAR(FirstTouchdown(zero.output), 0.302891, 2e-3) << zero.output;
+}
+
+TEST_F(ControlCli, BadTablesAreClearErrors) {
+  const std::string bad = Write("bad.csv", "time,lift\n0,1\n0.5,oops\n");
+  for (const char* command : {"rigid", "record"}) {
+    const Result r = RunCli(std::string(command) + " " + model_ + " --ctrl " + bad);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("control table " + bad + ", line 3: value 'oops' is not a finite number"));
+    const Result missing = RunCli(std::string(command) + " " + model_ + " --ctrl /nonexistent.csv");
+    EXPECT_EQ(missing.exit_code, 1) << missing.output;
+    EXPECT_THAT(missing.output, HasSubstr("cannot read the control table /nonexistent.csv: No such file or directory"));
+  }
+  const Result none = RunCli("rigid models/ball_drop.xml --ctrl " + ramp_);
+  EXPECT_EQ(none.exit_code, 1) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("the model has no actuators to control"));
+}
+
+}  // namespace
+}  // namespace saltation::testing
