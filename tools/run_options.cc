@@ -24,6 +24,8 @@ options:
                       linearly (actuators it does not list hold the keyframe's; README, "Controls")
   --grazing T         flag events whose dimensionless transversality is below T, default 0.01
   --step H            RK4 step of the rigid integrator (s), default 1e-3
+  --mocap FILE.csv    moves the mocap bodies as the table says ('time,BODY.x,BODY.y,BODY.z,…',
+                      a cubic spline through the rows): strikes on moving surfaces with ∂g/∂t
   --start S           a start whose contacts penetrate: project (default: moved out along the
                       contact normals, the free joints alone when that suffices, and printed) or
                       strict (refused)
@@ -75,7 +77,7 @@ const std::map<std::string, std::string> kOwners = {
     {"--progress", "rigid record"}, {"--step", "rigid"},            {"--csv", "record"},
     {"--start", "rigid"},           {"--start-limit", "rigid"},
     {"--propagate", "record"},      {"--phi-out", "record"},        {"--near-miss", "record"},
-    {"--simultaneous", "record"},   {"--ctrl", "rigid record"},
+    {"--simultaneous", "record"},   {"--ctrl", "rigid record"},     {"--mocap", "rigid"},
 };
 
 bool Takes(const std::string& command, const std::string& option) {
@@ -144,6 +146,9 @@ Args ParseRunArgs(const std::string& command, const std::vector<std::string>& ar
     } else if (a == "--grazing") {
       args.grazing = ParseNumber(a, c.Value());
       if (args.grazing < 0 || args.grazing > 1) throw UsageError("--grazing must be in [0, 1]");
+    } else if (a == "--mocap") {
+      args.mocap = c.Value();
+      if (args.mocap.empty()) throw UsageError("--mocap needs a table FILE.csv");
     } else if (a == "--ctrl") {
       args.ctrl = c.Value();
       if (args.ctrl.empty()) throw UsageError("--ctrl must be hold, zero or a table FILE.csv");

@@ -28,7 +28,8 @@ struct Args {
   std::string phi_out;
   double near_miss = -1;
   double simultaneous = 1e-6;
-  std::string ctrl = "hold";  // hold | zero | a control table file (control_table.h)
+  std::string ctrl = "hold";
+  std::string mocap;  // rigid: a table of the mocap bodies' motion (mocap_table.h)  // hold | zero | a control table file (control_table.h)
 };
 
 // the arguments after the command word; UsageError on a bad one

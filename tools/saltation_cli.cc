@@ -72,6 +72,16 @@ int RunRigid(const Args& args) {
   const Controls controls = ResolveControls(m.get(), start, x0.time, args.ctrl);
   saltation::Options model_options;
   model_options.control = controls.law;  // a table: evaluated wherever the flow is
+  std::string mocap_description;
+  if (!args.mocap.empty()) {
+    const saltation::MocapTable table = saltation::MocapTable::Read(m.get(), args.mocap);
+    model_options.mocap_motion = table.Motion();
+    char text[256];
+    std::snprintf(text, sizeof(text), "table %s: %d coordinates of %d mocap bodies over %d rows, t = %g…%g s",
+                  args.mocap.c_str(), table.columns(), static_cast<int>(m->nmocap), table.rows(), table.first_time(),
+                  table.last_time());
+    mocap_description = text;
+  }
   saltation::Model model(m.get(), model_options);
   saltation::SimulatorOptions options;
   options.step = args.step;
@@ -96,6 +106,7 @@ int RunRigid(const Args& args) {
               path.c_str(), static_cast<int>(m->nq), static_cast<int>(m->nv), static_cast<int>(m->na), model.ndx(), model.detect_margin());
   std::printf("start: %s\n", start.description.c_str());
   if (m->nu > 0 || args.ctrl != "hold") std::printf("control: %s\n", controls.description.c_str());
+  if (!mocap_description.empty()) std::printf("mocap: %s\n", mocap_description.c_str());
   PrintStartProjection(sim.start_projection());
   if (!args.quiet) {
     std::printf("%12s  %-9s  %-24s  %14s  %9s  %10s  %4s  %s\n", "time (s)", "kind", "contact",

@@ -22,7 +22,7 @@ class RigidEvents(list):
 
 
 def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, start="project", start_limit=0.03,
-          controller=None):
+          controller=None, mocap=None):
     """The events of the exact rigid hybrid model from data's state over duration seconds: a
     RigidEvents list of saltation.Event. data is not changed.
 
@@ -32,13 +32,19 @@ def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, star
     rigid flow is (RK4 stages, the event's F⁻ and F⁺), so events and Ξ are those of the controlled
     system. It must be continuous in t and the state; its exceptions propagate.
 
+    mocap: None (the mocap bodies stay where the model has them), a path to a mocap table (CSV
+    ``time,BODY.x,BODY.y,BODY.z,…``, a cubic spline through the rows — README, "Moving surfaces"),
+    or a callable ``f(t) -> (pos, vel)`` giving every mocap body's world position and velocity
+    (two nmocap × 3 arrays): strikes on the moving surfaces get ∂g/∂t, impacts are relative to the
+    surface and Ξ has the time terms.
+
     A start that penetrates is projected onto the contact manifold (start="project", as the
     command line; refused deeper than start_limit m) or refused (start="strict"): what moved is in
     the result's start_projection. A failure part-way raises NumericalError with the events found
     before it in the exception's `events` and its time in `time` (the command line writes them
     before the failure record)."""
     r = _core.rigid(model, data, float(duration), restitution, float(step), float(grazing), str(start),
-                    float(start_limit), controller)
+                    float(start_limit), controller, mocap)
     events = RigidEvents(Event.from_json(j) for j in r["events"])
     events.start_projection = r["start_projection"]
     if r["error"] is not None:

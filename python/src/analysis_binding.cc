@@ -15,6 +15,7 @@
 #include "saltation/event_json.h"
 #include "saltation/floquet.h"
 #include "saltation/loading.h"
+#include "saltation/mocap_table.h"
 #include "saltation/rigid_simulator.h"
 #include "saltation/tangent.h"
 
@@ -68,12 +69,58 @@ ControlLaw ControllerLaw(const mjModel* m, const mjData* d, const py::object& co
   };
 }
 
+// The motion of `mocap` (None: the mocap bodies stay where the model has them): a path is a mocap
+// table (mocap_table.h); a callable f(t) returns (pos, vel), each nmocap × 3 (world positions of
+// the mocap bodies and their velocities), called with the GIL wherever the flow or a guard needs
+// the bodies. Orientations stay the model's. A wrong shape is a ConfigError.
+MocapMotion MocapLaw(const mjModel* m, const py::object& mocap) {
+  if (mocap.is_none()) return {};
+  if (py::isinstance<py::str>(mocap) || py::hasattr(mocap, "__fspath__")) {
+    const std::string path = py::module_::import("os").attr("fspath")(mocap).cast<std::string>();
+    return MocapTable::Read(m, path).Motion();
+  }
+  if (!PyCallable_Check(mocap.ptr())) {
+    throw ConfigError("mocap must be None, a mocap table path or a callable f(t) -> (pos, vel)");
+  }
+  if (m->nmocap == 0) throw ConfigError("mocap: the model has no mocap bodies to move");
+  std::vector<Eigen::Vector4d> quats(m->nmocap);
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body_mocapid[b] >= 0) quats[m->body_mocapid[b]] = Eigen::Map<const Eigen::Vector4d>(m->body_quat + 4 * b);
+  }
+  const int nmocap = m->nmocap;
+  return [mocap, quats, nmocap](double t, int i) {
+    const py::object result = mocap(t);
+    Eigen::MatrixXd pos, vel;
+    try {
+      const py::tuple pair = result.cast<py::tuple>();
+      if (pair.size() != 2) throw py::cast_error();
+      pos = pair[0].cast<Eigen::MatrixXd>();
+      vel = pair[1].cast<Eigen::MatrixXd>();
+    } catch (const py::cast_error&) {
+      throw ConfigError("mocap must return (pos, vel), each " + std::to_string(nmocap) + " × 3, not " +
+                        py::repr(result).cast<std::string>());
+    }
+    if (pos.rows() != nmocap || pos.cols() != 3 || vel.rows() != nmocap || vel.cols() != 3) {
+      throw ConfigError("mocap returned pos " + std::to_string(pos.rows()) + " × " + std::to_string(pos.cols()) +
+                        " and vel " + std::to_string(vel.rows()) + " × " + std::to_string(vel.cols()) + "; the model has " +
+                        std::to_string(nmocap) + " mocap bodies (each × 3)");
+    }
+    if (!pos.allFinite() || !vel.allFinite()) throw NumericalError("mocap returned a value that is not finite at t = " + std::to_string(t));
+    MocapSample s;
+    s.pos = pos.row(i).transpose();
+    s.vel = vel.row(i).transpose();
+    s.quat = quats[i];
+    return s;
+  };
+}
+
 // The exact rigid model from d's state (its ctrl held, or moved by `controller`) over `duration`: {"events": JSON records,
 // "start_projection": what the projection of a penetrating start moved, "error": the message of
 // the failure that ended the run early, or None}. Everything found before a failure is returned
 // (the Python side raises with it attached; "failure_time": when); bad arguments raise ConfigError at once.
 py::dict Rigid(py::object model, py::object data, double duration, const py::object& restitution, double step,
-               double grazing, const std::string& start, double start_limit, const py::object& controller) {
+               double grazing, const std::string& start, double start_limit, const py::object& controller,
+               const py::object& mocap) {
   const mjModel* m = ModelOf(model);
   const mjData* d = DataOf(data);
   CheckSameSizes(m, d, data);
@@ -86,6 +133,7 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   ScopedMujocoErrors errors;
   Options model_options;
   model_options.control = ControllerLaw(m, d, controller);
+  model_options.mocap_motion = MocapLaw(m, mocap);
   Model rigid_model(m, model_options);
   SimulatorOptions options;
   options.step = step;
@@ -190,7 +238,7 @@ py::dict Floquet(py::object model, py::object data, const std::string& keyframe,
 
 void BindAnalysis(py::module_& m) {
   m.def("rigid", &Rigid, py::arg("model"), py::arg("data"), py::arg("duration"), py::arg("restitution"),
-        py::arg("step"), py::arg("grazing"), py::arg("start"), py::arg("start_limit"), py::arg("controller"));
+        py::arg("step"), py::arg("grazing"), py::arg("start"), py::arg("start_limit"), py::arg("controller"), py::arg("mocap"));
   m.def("floquet", &Floquet, py::arg("model"), py::arg("data"), py::arg("keyframe"), py::arg("section"),
         py::arg("step"), py::arg("max_iterations"), py::arg("tolerance"));
   m.def("state_labels", [](py::object model) { return StateLabels(ModelOf(model)); }, py::arg("model"));

@@ -104,3 +104,58 @@ def test_hook_calls_its_controller_before_each_step(model_data):
     # MuJoCo holds each step's control and its contact is soft: within 2 ms of the rigid touchdown
     assert abs(td.time - ramp_touchdown()) < 2e-3
     assert abs(td.time - np.sqrt(0.9 / 9.81)) > 0.02  # far from the uncontrolled fall
+
+
+PADDLE = """<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.6"/></custom>
+  <worldbody>
+    <body name="paddle" mocap="true" pos="0 0 -0.02">
+      <geom name="paddle" type="box" size="0.3 0.3 0.02" condim="1"/>
+    </body>
+    <body name="ball">
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.05" mass="1" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_rigid_moves_mocap_bodies_from_a_callable_or_a_table(tmp_path):
+    """A ball from 0.4 m rising at 0.5 m/s struck by a paddle whose top face moves as
+    A sin ωt (A = 0.05, ω = 6π): the strike is the first root of
+    0.4 + 0.5t − 4.905t² − 0.05 − A sin ωt, and Ξ[v, z] = −(1 + e)(G + p̈)/(v⁻ − ṗ)."""
+    m = mujoco.MjModel.from_xml_string(PADDLE)
+    d = mujoco.MjData(m)
+    d.qpos[0], d.qvel[0] = 0.4, 0.5
+    A, w, e = 0.05, 6 * np.pi, 0.6
+
+    def paddle(t):
+        return np.array([[0, 0, A * np.sin(w * t) - 0.02]]), np.array([[0, 0, A * w * np.cos(w * t)]])
+
+    def gap(t):
+        return 0.4 + 0.5 * t - 4.905 * t * t - 0.05 - A * np.sin(w * t)
+    lo, hi = 0.0, 0.0
+    while gap(hi) > 0:
+        lo, hi = hi, hi + 1e-4
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
+    te = lo
+    vm = 0.5 - 9.81 * te
+    xi21 = -(1 + e) * (9.81 - A * w * w * np.sin(w * te)) / (vm - A * w * np.cos(w * te))
+    strike = [ev for ev in saltation.rigid(m, d, 0.45, mocap=paddle) if ev.kind == "touchdown"][0]
+    assert abs(strike.time - te) < 1e-12
+    assert strike.xi[1, 0] == pytest.approx(xi21, rel=1e-9)
+    table = tmp_path / "paddle.csv"
+    times = np.arange(1001) * 1e-3
+    table.write_text("time,paddle.z\n" + "".join(f"{float(t)!r},{float(A * np.sin(w * t) - 0.02)!r}\n" for t in times))
+    from_table = [ev for ev in saltation.rigid(m, d, 0.45, mocap=table) if ev.kind == "touchdown"][0]
+    assert abs(from_table.time - te) < 1e-12
+    assert from_table.xi[1, 0] == pytest.approx(xi21, rel=4e-6)
+    still = [ev for ev in saltation.rigid(m, d, 0.45) if ev.kind == "touchdown"][0]
+    assert abs(still.time - te) > 1e-3
+    with pytest.raises(saltation.ConfigError, match="mocap returned pos 2 × 3"):
+        saltation.rigid(m, d, 0.45, mocap=lambda t: (np.zeros((2, 3)), np.zeros((2, 3))))
+    with pytest.raises(saltation.ConfigError, match="mocap must return \\(pos, vel\\)"):
+        saltation.rigid(m, d, 0.45, mocap=lambda t: np.zeros(3))

@@ -21,6 +21,7 @@
 #include "saltation/json_text.h"
 #include "saltation/json_value.h"
 #include "saltation/loading.h"
+#include "saltation/mocap_table.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
 #include "saltation/psd_solver.h"
