@@ -17,6 +17,7 @@
 
 #include "saltation/control_table.h"
 #include "saltation/errors.h"
+#include "saltation/hook.h"
 #include "saltation/rigid_simulator.h"
 #include "test_util.h"
 
@@ -124,6 +125,36 @@ TEST(Control, ALawGivingNonFiniteControlsIsAnError) {
   } catch (const NumericalError& e) {
     EXPECT_NE(std::string(e.what()).find("control law gave a control that is not finite"), std::string::npos) << e.what();
   }
+}
+
+// Hook::controller: called before each step; the same as setting d->ctrl by hand before Step, bit
+// for bit, and MuJoCo's soft touchdown within a step (1 ms) of the rigid ramp's 0.332344 s
+TEST(Control, HookCallsItsControllerBeforeEachStep) {
+  ModelPtr m = LoadModelFromString(std::string(kSlideBall).replace(std::string(kSlideBall).find("<option "), 8,
+                                                                   "<option timestep=\"0.001\" "));
+  ASSERT_TRUE(m);
+  DataPtr a(mj_makeData(m.get())), b(mj_makeData(m.get()));
+  a->qpos[0] = b->qpos[0] = kZ0;
+  Hook with(m.get()), by_hand(m.get());
+  int calls = 0;
+  with.controller = [&calls](const mjModel* model, mjData* d) {
+    EXPECT_EQ(model->nu, 2);
+    d->ctrl[0] = 30 * d->time;
+    calls++;
+  };
+  double touchdown = -1;
+  with.on_event = [&touchdown](HookEvent& ev) {
+    if (ev.kind == EventKind::kTouchdown && touchdown < 0) touchdown = ev.time;
+  };
+  for (int k = 0; k < 400; k++) {
+    with.Step(a.get());
+    b->ctrl[0] = 30 * b->time;
+    by_hand.Step(b.get());
+  }
+  EXPECT_EQ(calls, 400);
+  EXPECT_EQ(a->qpos[0], b->qpos[0]);
+  EXPECT_EQ(a->qvel[0], b->qvel[0]);
+  EXPECT_NEAR(touchdown, 0.332344, 1e-3);
 }
 
 TEST(ControlTable, InterpolatesClampsAndHoldsTheUnlisted) {

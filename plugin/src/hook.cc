@@ -118,6 +118,7 @@ void Hook::Step(mjData* d) {
   if (!(dt > 0) || !std::isfinite(dt)) {
     throw ConfigError("the model's timestep must be positive and finite, not " + std::to_string(dt) + " s");
   }
+  if (controller) controller(m_, d);
   if (!started_) Reset(d);
   if (!options_.keep_events) events_.clear();
   step_first_ = events_.size();

@@ -76,6 +76,12 @@ class Hook {
   // call CompleteXi on it (the stored record is the one passed)
   std::function<void(HookEvent&)> on_event;
 
+  // a per-step controller: Step calls it first, with the hook's copy of the model (the user's,
+  // with the hook's widened gaps) and d, to set d->ctrl (and
+  // any other input) from d's state; MuJoCo holds the inputs over the step and the step's events
+  // use them. Empty: d's inputs are whatever the caller left there.
+  std::function<void(const mjModel*, mjData*)> controller;
+
   const std::vector<HookEvent>& events() const { return events_; }
   // Completes an event's Ξ (HookOptions::xi_on_demand) at the event's own state, modes, inputs
   // and restitution; a no-op for complete events. Works on events() entries and on the copy
