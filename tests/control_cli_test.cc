@@ -109,6 +109,18 @@ TEST_F(ControlCli, BadTablesAreClearErrors) {
   EXPECT_THAT(none.output, HasSubstr("the model has no actuators to control"));
 }
 
+TEST_F(ControlCli, FloquetTakesHoldOrZero) {
+  const Result table = RunCli("floquet " + model_ + " --ctrl " + ramp_);
+  EXPECT_EQ(table.exit_code, 2) << table.output;
+  EXPECT_THAT(table.output, HasSubstr("floquet's --ctrl must be hold or zero"));
+  // the bouncing ball loses energy at each impact (e = 0.5): no periodic orbit, but the control
+  // line says what was held
+  const Result zero = RunCli("floquet " + model_ + " --ctrl zero --max-iterations 3");
+  EXPECT_THAT(zero.output, HasSubstr("control: 0, held (--ctrl zero)"));
+  const Result hold = RunCli("floquet " + model_ + " --max-iterations 3");
+  EXPECT_THAT(hold.output, HasSubstr("control: the keyframe's ctrl, held"));
+}
+
 // `rigid --mocap FILE`: a ball (on a slide joint, from 0.4 m rising at 0.5 m/s) strikes a paddle
 // whose top face moves as 0.05 sin(6πt), from a table sampled every millisecond. The strike time
 // is the first root of 0.4 + 0.5t − 4.905t² − 0.05 − 0.05 sin 6πt (moving_surface_test.cc holds

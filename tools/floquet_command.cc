@@ -28,6 +28,8 @@ disagree by more than --check-tolerance the command says so and exits 1.
 options:
   --keyframe K         start from keyframe K (name or index; none: qpos0); default the model's
                        first keyframe when it has one, else qpos0
+  --ctrl C             hold (default: the start keyframe's ctrl, else 0, held) or zero; a table
+                       over time is refused (a periodic orbit needs an autonomous system)
   --section KIND       touchdown (default) or liftoff
   --max-iterations N   return-map iterations, default 400
   --tolerance T        fixed-point tolerance on the section state, default 1e-9
@@ -83,7 +85,7 @@ std::string SpectrumJson(const FloquetSpectrum& s) {
 }  // namespace
 
 int RunFloquet(const std::vector<std::string>& args) {
-  std::string model_path, keyframe, out;
+  std::string model_path, keyframe, out, ctrl = "hold";
   bool quiet = false, show_progress = false;
   FloquetOptions options;
   SimulatorOptions sim_options;
@@ -95,6 +97,12 @@ int RunFloquet(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--keyframe") {
       keyframe = value();
+    } else if (a == "--ctrl") {
+      ctrl = value();
+      if (ctrl != "hold" && ctrl != "zero") {
+        throw UsageError("floquet's --ctrl must be hold or zero, not '" + ctrl +
+                         "' (a control table makes the system time-dependent: no periodic orbit to look for)");
+      }
     } else if (a == "--section") {
       const std::string kind = value();
       EventKind section;
@@ -135,13 +143,15 @@ int RunFloquet(const std::vector<std::string>& args) {
   Model model(m.get());
   const Start start = ResolveStart(m.get(), keyframe);
   RigidSimulator sim(model, sim_options);
-  if (m->nu > 0) sim.SetControl(InitialControl(m.get(), start.key));  // the keyframe's, held constant
+  const Controls controls = ResolveControls(m.get(), start, 0, ctrl);
+  if (m->nu > 0) sim.SetControl(controls.start);  // held constant
   const HybridState s = sim.Initialize(InitialState(m.get(), start.key));
   CheckNotTheModel("--out", out, model_path);
   OutputFile out_file;  // opened before the run: an unwritable path fails now
   if (!out.empty()) out_file.Open(out);
   std::printf("model %s: tangent dimension %d, section at every %s\nstart: %s\n", model_path.c_str(), model.ndx(),
               EventKindName(options.section), start.description.c_str());
+  if (m->nu > 0 || ctrl != "hold") std::printf("control: %s\n", controls.description.c_str());
   std::fflush(stdout);
   // the orbit search reports no progress of its own: one line while it runs
   Progress progress("floquet", show_progress, quiet);
