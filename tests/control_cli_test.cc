@@ -18,19 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const char* kModel = R"(<mujoco>
-  <option gravity="0 0 -9.81" timestep="0.001"/>
-  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
-  <worldbody>
-    <geom name="floor" type="plane" size="1 1 0.1"/>
-    <body name="ball">
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="ball" type="sphere" size="0.05" mass="2" condim="1"/>
-    </body>
-  </worldbody>
-  <actuator><motor name="lift" joint="z"/></actuator>
-  <keyframe><key name="up" qpos="0.5" ctrl="10"/></keyframe>
-</mujoco>)";
+
 
 std::string Write(const std::string& name, const std::string& text) {
   const std::string path = TempPath(name);
@@ -55,7 +43,7 @@ std::string ramp_file() { return Write("ramp.csv", "time,lift\n0,0\n1,30\n"); }
 
 class ControlCli : public ::testing::Test {
  protected:
-  std::string model_ = Write("ball.xml", kModel);
+  std::string model_ = "tests/models/motor_slide_ball.xml";
   std::string ramp_ = Write("ramp.csv", "time,lift\n0,0\n1,30\n");
 };
 
@@ -76,7 +64,7 @@ TEST_F(ControlCli, RigidWithZero) {
 TEST_F(ControlCli, RigidFollowsATable) {
   const Result r = RunCli("rigid " + model_ + " --duration 0.5 --ctrl " + ramp_);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("control: table " + ramp_ + ": 1 of 1 actuators over 2 rows, t = 0…1 s"));
+  EXPECT_THAT(r.output, HasSubstr("control: table " + ramp_ + ": 1 of 2 actuators over 2 rows, t = 0…1 s"));
   EXPECT_NEAR(FirstTouchdown(r.output), 0.332344, 1e-6) << r.output;
 }
 
@@ -126,20 +114,7 @@ TEST_F(ControlCli, FloquetTakesHoldOrZero) {
 // is the first root of 0.4 + 0.5t − 4.905t² − 0.05 − 0.05 sin 6πt (moving_surface_test.cc holds
 // the spline and Ξ to their closed forms); the still paddle is struck elsewhere.
 TEST(MocapCli, RigidMovesTheMocapBodiesAsTheTableSays) {
-  const std::string model = Write("paddle.xml", R"(<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <custom><numeric name="saltation_restitution" data="0.6"/></custom>
-  <worldbody>
-    <body name="paddle" mocap="true" pos="0 0 -0.02">
-      <geom name="paddle" type="box" size="0.3 0.3 0.02" condim="1"/>
-    </body>
-    <body name="ball">
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="ball" type="sphere" size="0.05" mass="1" condim="1"/>
-    </body>
-  </worldbody>
-  <keyframe><key name="up" qpos="0.4" qvel="0.5"/></keyframe>
-</mujoco>)");
+  const std::string model = "tests/models/paddle.xml";
   const double kPi = 3.14159265358979323846;
   std::ostringstream table;
   table.precision(17);

@@ -26,19 +26,8 @@ namespace {
 
 constexpr double kG = 9.81, kMass = 2, kR = 0.05, kZ0 = 0.5, kE = 0.5;
 
-const char* kSlideBall = R"(
-<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
-  <worldbody>
-    <geom name="floor" type="plane" size="1 1 0.1"/>
-    <body name="ball">
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="ball" type="sphere" size="0.05" mass="2" condim="1"/>
-    </body>
-  </worldbody>
-  <actuator><motor name="lift" joint="z"/><motor name="unused" joint="z" gear="0"/></actuator>
-</mujoco>)";
+// tests/models/motor_slide_ball.xml: actuators `lift` (the motor) and `unused` (gear 0)
+ModelPtr LoadSlideBall() { return LoadModel(std::string(SALTATION_SOURCE_DIR) + "/tests/models/motor_slide_ball.xml"); }
 
 std::string WriteTable(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "/saltation_control_" + std::to_string(::getpid()) + "_" + name;
@@ -74,7 +63,7 @@ void ExpectXi(const RigidEvent& ev, double a, double v_minus, double tol) {
 }
 
 TEST(Control, RampFromATableMatchesTheClosedForm) {
-  ModelPtr m = LoadModelFromString(kSlideBall);
+  ModelPtr m = LoadSlideBall();
   ASSERT_TRUE(m);
   const double K = 30;  // N/s: u = K t, a(t) = −G + K t/m
   const ControlTable table =
@@ -98,7 +87,7 @@ TEST(Control, RampFromATableMatchesTheClosedForm) {
 }
 
 TEST(Control, FeedbackLawMatchesTheClosedForm) {
-  ModelPtr m = LoadModelFromString(kSlideBall);
+  ModelPtr m = LoadSlideBall();
   ASSERT_TRUE(m);
   const double k = 40, w = std::sqrt(k / kMass), z_eq = -kG / (w * w);
   const ControlLaw law = [k](double, const mjtNum* qpos, const mjtNum*, mjtNum* ctrl) {
@@ -114,7 +103,7 @@ TEST(Control, FeedbackLawMatchesTheClosedForm) {
 }
 
 TEST(Control, ALawGivingNonFiniteControlsIsAnError) {
-  ModelPtr m = LoadModelFromString(kSlideBall);
+  ModelPtr m = LoadSlideBall();
   const ControlLaw law = [](double t, const mjtNum*, const mjtNum*, mjtNum* ctrl) {
     ctrl[0] = t > 0.1 ? NAN : 0;
     ctrl[1] = 0;
@@ -130,8 +119,7 @@ TEST(Control, ALawGivingNonFiniteControlsIsAnError) {
 // Hook::controller: called before each step; the same as setting d->ctrl by hand before Step, bit
 // for bit, and MuJoCo's soft touchdown within a step (1 ms) of the rigid ramp's 0.332344 s
 TEST(Control, HookCallsItsControllerBeforeEachStep) {
-  ModelPtr m = LoadModelFromString(std::string(kSlideBall).replace(std::string(kSlideBall).find("<option "), 8,
-                                                                   "<option timestep=\"0.001\" "));
+  ModelPtr m = LoadSlideBall();
   ASSERT_TRUE(m);
   DataPtr a(mj_makeData(m.get())), b(mj_makeData(m.get()));
   a->qpos[0] = b->qpos[0] = kZ0;
@@ -158,7 +146,7 @@ TEST(Control, HookCallsItsControllerBeforeEachStep) {
 }
 
 TEST(ControlTable, InterpolatesClampsAndHoldsTheUnlisted) {
-  ModelPtr m = LoadModelFromString(kSlideBall);
+  ModelPtr m = LoadSlideBall();
   const ControlTable table = ControlTable::Read(
       m.get(), WriteTable("interp.csv", "time, unused\n\n0.5, 1\n1.5, 3\n2.0, -1\n"), Eigen::Vector2d(7, 8));
   mjtNum u[2];
@@ -175,7 +163,7 @@ TEST(ControlTable, InterpolatesClampsAndHoldsTheUnlisted) {
 }
 
 TEST(ControlTable, MalformedTablesAreRefusedWithFileLineAndReason) {
-  ModelPtr m = LoadModelFromString(kSlideBall);
+  ModelPtr m = LoadSlideBall();
   const Eigen::VectorXd held = Eigen::VectorXd::Zero(2);
   const std::pair<const char*, const char*> cases[] = {
       {"time,lift,elbow\n0,1,2\n", "line 1: 'elbow' is not an actuator of the model (its actuators: lift, unused)"},

@@ -24,20 +24,8 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kR = 0.05, kHalf = 0.02, kE = 0.6;
 constexpr double kA = 0.05, kOmega = 2 * kPi * 3;  // 5 cm at 3 Hz: up to 0.94 m/s, 17.8 m/s²
 
-const char* kPaddle = R"(
-<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <custom><numeric name="saltation_restitution" data="0.6"/></custom>
-  <worldbody>
-    <body name="paddle" mocap="true" pos="0 0 -0.02">
-      <geom name="paddle" type="box" size="0.3 0.3 0.02" condim="1"/>
-    </body>
-    <body name="ball">
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="ball" type="sphere" size="0.05" mass="1" condim="1"/>
-    </body>
-  </worldbody>
-</mujoco>)";
+// tests/models/paddle.xml: the ball on a slide joint, the paddle's top face at z = 0 at rest
+ModelPtr LoadPaddle() { return LoadModel(std::string(SALTATION_SOURCE_DIR) + "/tests/models/paddle.xml"); }
 
 double P(double t) { return kA * std::sin(kOmega * t); }
 double U(double t) { return kA * kOmega * std::cos(kOmega * t); }
@@ -110,7 +98,7 @@ Eigen::Vector2d FlowThroughBounce(double t0, double z0, double v0, double t1, do
 class MovingSurface : public MujocoTest {};
 
 TEST_F(MovingSurface, PaddleStrikeMatchesClosedForm) {
-  ModelPtr m = LoadModelFromString(kPaddle);
+  ModelPtr m = LoadPaddle();
   Model model(m.get(), PaddleOptions());
   Data data(model);
   double worst_xi = 0, worst_without = 1e9, worst_dtd = 0;
@@ -162,7 +150,7 @@ TEST_F(MovingSurface, PaddleStrikeMatchesClosedForm) {
 // Ξ against the finite differences of the exact flow map through the bounce: Φ(t1, t_e)·Ξ·Φ(t_e, t0)
 // with the free-flight Φ = [[1, s], [0, 1]].
 TEST_F(MovingSurface, PaddleXiMatchesTheExactFlowMap) {
-  ModelPtr m = LoadModelFromString(kPaddle);
+  ModelPtr m = LoadPaddle();
   Model model(m.get(), PaddleOptions());
   Data data(model);
   const double t0 = 0.0, z0 = 0.4, v0 = 0.5, t1 = 0.45;
@@ -192,7 +180,7 @@ TEST_F(MovingSurface, PaddleXiMatchesTheExactFlowMap) {
 // gap is z − r − p(t) and its root the strike time; the event, the state after the bounce and Ξ
 // against the closed-form flow.
 TEST_F(MovingSurface, ReferenceLocatesTheStrikeOnTheMovingPaddle) {
-  ModelPtr m = LoadModelFromString(kPaddle);
+  ModelPtr m = LoadPaddle();
   Model model(m.get(), PaddleOptions());
   RigidSimulator sim(model);
   const double t0 = 0.0, z0 = 0.4, v0 = 0.5, t1 = 0.45;
@@ -229,7 +217,7 @@ TEST_F(MovingSurface, ReferenceLocatesTheStrikeOnTheMovingPaddle) {
 // the JSON record (their closed forms −u and (0, (1 + e) u̇)), read back by the log reader, and
 // the CSV's dg_dt and dreset_dt_norm cells; a model without a prescribed motion has neither.
 TEST_F(MovingSurface, LogsCarryTheTimeDerivatives) {
-  ModelPtr m = LoadModelFromString(kPaddle);
+  ModelPtr m = LoadPaddle();
   Model model(m.get(), PaddleOptions());
   Data data(model);
   const double t = 0.8 / 3.0;  // the paddle accelerating up: u̇ ≠ 0
@@ -304,7 +292,7 @@ std::string PaddleTable(double dt) {
 }
 
 TEST_F(MovingSurface, ATableOfThePaddlesMotionGivesTheClosedForm) {
-  ModelPtr m = LoadModelFromString(kPaddle);
+  ModelPtr m = LoadPaddle();
   const double t0 = 0.0, z0 = 0.4, v0 = 0.5, t1 = 0.45;
   double te = 0;
   FlowThroughBounce(t0, z0, v0, t1, &te);
@@ -344,7 +332,7 @@ TEST_F(MovingSurface, ATableOfThePaddlesMotionGivesTheClosedForm) {
 }
 
 TEST(MocapTableFile, MalformedTablesAreRefusedWithFileLineAndReason) {
-  ModelPtr m = LoadModelFromString(kPaddle);
+  ModelPtr m = LoadPaddle();
   const std::pair<const char*, const char*> cases[] = {
       {"time,ball.z\n0,1\n1,2\n", "line 1: 'ball' is not a mocap body of the model (its mocap bodies: paddle)"},
       {"time,paddle.w\n0,1\n1,2\n", "line 1: 'paddle.w' is not BODY.x, BODY.y or BODY.z"},

@@ -1,33 +1,15 @@
 #include "saltation/control_table.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "csv_rows.h"
 #include "saltation/errors.h"
 
 namespace saltation {
 
 namespace {
-
-std::string Trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
-
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream in(line);
-  std::string cell;
-  while (std::getline(in, cell, ',')) cells.push_back(Trim(cell));
-  if (!line.empty() && line.back() == ',') cells.push_back("");
-  return cells;
-}
 
 // the actuator a header cell names: its name, else an index 0…nu−1; −1 when neither
 int ActuatorOf(const mjModel* m, const std::string& cell) {
@@ -38,14 +20,6 @@ int ActuatorOf(const mjModel* m, const std::string& cell) {
   return index < m->nu ? index : -1;
 }
 
-bool ParseFinite(const std::string& cell, double* value) {
-  if (cell.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtod(cell.c_str(), &end);
-  return end && *end == '\0' && errno != ERANGE && std::isfinite(*value);
-}
-
 }  // namespace
 
 ControlTable ControlTable::Read(const mjModel* m, const std::string& path, const Eigen::VectorXd& held) {
@@ -53,61 +27,43 @@ ControlTable ControlTable::Read(const mjModel* m, const std::string& path, const
     throw ConfigError("control table: " + std::to_string(held.size()) + " held controls for a model with " +
                       std::to_string(m->nu) + " actuators");
   }
-  std::ifstream in(path);
-  if (!in) throw ConfigError("cannot read the control table " + path + ": " + std::strerror(errno));
+  CsvRows rows(path, "control table");
   if (m->nu == 0) throw ConfigError("control table " + path + ": the model has no actuators to control");
   ControlTable table;
   table.held_ = held;
-  std::string line;
-  int line_no = 0;
-  bool have_header = false;
-  auto fail = [&](const std::string& what) {
-    throw ConfigError("control table " + path + ", line " + std::to_string(line_no) + ": " + what);
-  };
-  while (std::getline(in, line)) {
-    line_no++;
-    const std::string text = Trim(line);
-    if (text.empty() || text[0] == '#') continue;
-    const std::vector<std::string> cells = SplitCsv(text);
-    if (!have_header) {
-      if (cells.empty() || cells[0] != "time") fail("the header must start with 'time', then actuator names");
-      if (cells.size() < 2) fail("the header names no actuator");
-      for (size_t c = 1; c < cells.size(); c++) {
-        const int id = ActuatorOf(m, cells[c]);
-        if (id < 0) {
-          std::string names;
-          for (int a = 0; a < m->nu && a < 12; a++) {
-            const char* n = mj_id2name(m, mjOBJ_ACTUATOR, a);
-            names += (a ? ", " : "") + std::string(n && *n ? n : std::to_string(a));
-          }
-          if (m->nu > 12) names += ", …";
-          fail("'" + cells[c] + "' is not an actuator of the model (its actuators: " + names + ")");
-        }
-        if (std::find(table.actuators_.begin(), table.actuators_.end(), id) != table.actuators_.end()) {
-          fail("actuator '" + cells[c] + "' is listed twice");
-        }
-        table.actuators_.push_back(id);
+  std::vector<std::string> cells;
+  if (!rows.Next(cells)) throw ConfigError("control table " + path + " is empty (it needs a header 'time,ACTUATOR,…' and rows)");
+  if (cells[0] != "time") rows.Fail("the header must start with 'time', then actuator names");
+  if (cells.size() < 2) rows.Fail("the header names no actuator");
+  for (size_t c = 1; c < cells.size(); c++) {
+    const int id = ActuatorOf(m, cells[c]);
+    if (id < 0) {
+      std::string names;
+      for (int a = 0; a < m->nu && a < 12; a++) {
+        const char* n = mj_id2name(m, mjOBJ_ACTUATOR, a);
+        names += (a ? ", " : "") + std::string(n && *n ? n : std::to_string(a));
       }
-      have_header = true;
-      continue;
+      if (m->nu > 12) names += ", …";
+      rows.Fail("'" + cells[c] + "' is not an actuator of the model (its actuators: " + names + ")");
     }
+    if (std::find(table.actuators_.begin(), table.actuators_.end(), id) != table.actuators_.end()) {
+      rows.Fail("actuator '" + cells[c] + "' is listed twice");
+    }
+    table.actuators_.push_back(id);
+  }
+  while (rows.Next(cells)) {
     if (cells.size() != table.actuators_.size() + 1) {
-      fail(std::to_string(cells.size()) + " values where the header has " + std::to_string(table.actuators_.size() + 1));
+      rows.Fail(std::to_string(cells.size()) + " values where the header has " + std::to_string(table.actuators_.size() + 1));
     }
-    double t;
-    if (!ParseFinite(cells[0], &t)) fail("time '" + cells[0] + "' is not a finite number");
-    if (!table.times_.empty() && !(t > table.times_.back())) fail("times must increase (" + cells[0] + " after " +
-                                                                  std::to_string(table.times_.back()) + ")");
+    const double t = rows.Number(cells[0], "time");
+    if (!table.times_.empty() && !(t > table.times_.back())) {
+      rows.Fail("times must increase (" + cells[0] + " after " + std::to_string(table.times_.back()) + ")");
+    }
     Eigen::VectorXd row(static_cast<Eigen::Index>(table.actuators_.size()));
-    for (size_t c = 1; c < cells.size(); c++) {
-      if (!ParseFinite(cells[c], &row(static_cast<Eigen::Index>(c - 1)))) {
-        fail("value '" + cells[c] + "' is not a finite number");
-      }
-    }
+    for (size_t c = 1; c < cells.size(); c++) row(static_cast<Eigen::Index>(c - 1)) = rows.Number(cells[c], "value");
     table.times_.push_back(t);
     table.values_.push_back(row);
   }
-  if (!have_header) throw ConfigError("control table " + path + " is empty (it needs a header 'time,ACTUATOR,…' and rows)");
   if (table.times_.empty()) throw ConfigError("control table " + path + " has a header but no rows");
   return table;
 }

@@ -1,43 +1,16 @@
 #include "saltation/mocap_table.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <Eigen/Sparse>
 
+#include "csv_rows.h"
 #include "saltation/errors.h"
 
 namespace saltation {
 
 namespace {
-
-std::string Trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
-
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream in(line);
-  std::string cell;
-  while (std::getline(in, cell, ',')) cells.push_back(Trim(cell));
-  if (!line.empty() && line.back() == ',') cells.push_back("");
-  return cells;
-}
-
-bool ParseFinite(const std::string& cell, double* value) {
-  if (cell.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtod(cell.c_str(), &end);
-  return end && *end == '\0' && errno != ERANGE && std::isfinite(*value);
-}
 
 std::string MocapNames(const mjModel* m) {
   std::string names;
@@ -52,8 +25,7 @@ std::string MocapNames(const mjModel* m) {
 }  // namespace
 
 MocapTable MocapTable::Read(const mjModel* m, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("cannot read the mocap table " + path + ": " + std::strerror(errno));
+  CsvRows rows(path, "mocap table");
   if (m->nmocap == 0) throw ConfigError("mocap table " + path + ": the model has no mocap bodies to move");
   MocapTable table;
   table.rest_.resize(m->nmocap);
@@ -63,58 +35,40 @@ MocapTable MocapTable::Read(const mjModel* m, const std::string& path) {
     for (int i = 0; i < 3; i++) table.rest_[k].pos(i) = m->body_pos[3 * b + i];
     for (int i = 0; i < 4; i++) table.rest_[k].quat(i) = m->body_quat[4 * b + i];
   }
-  std::string line;
-  int line_no = 0;
-  bool have_header = false;
-  auto fail = [&](const std::string& what) {
-    throw ConfigError("mocap table " + path + ", line " + std::to_string(line_no) + ": " + what);
-  };
-  while (std::getline(in, line)) {
-    line_no++;
-    const std::string text = Trim(line);
-    if (text.empty() || text[0] == '#') continue;
-    const std::vector<std::string> cells = SplitCsv(text);
-    if (!have_header) {
-      if (cells.empty() || cells[0] != "time") fail("the header must start with 'time', then BODY.x, BODY.y or BODY.z");
-      if (cells.size() < 2) fail("the header names no mocap body component");
-      for (size_t c = 1; c < cells.size(); c++) {
-        const std::string& cell = cells[c];
-        const size_t dot = cell.rfind('.');
-        const std::string axis = dot == std::string::npos ? "" : cell.substr(dot + 1);
-        if (dot == std::string::npos || (axis != "x" && axis != "y" && axis != "z")) {
-          fail("'" + cell + "' is not BODY.x, BODY.y or BODY.z");
-        }
-        const int body = mj_name2id(m, mjOBJ_BODY, cell.substr(0, dot).c_str());
-        if (body < 0 || m->body_mocapid[body] < 0) {
-          fail("'" + cell.substr(0, dot) + "' is not a mocap body of the model (its mocap bodies: " + MocapNames(m) + ")");
-        }
-        Column column;
-        column.mocap = m->body_mocapid[body];
-        column.axis = axis[0] - 'x';
-        for (const Column& other : table.columns_) {
-          if (other.mocap == column.mocap && other.axis == column.axis) fail("'" + cell + "' is listed twice");
-        }
-        table.columns_.push_back(column);
-      }
-      have_header = true;
-      continue;
+  std::vector<std::string> cells;
+  if (!rows.Next(cells)) throw ConfigError("mocap table " + path + " is empty (it needs a header 'time,BODY.x,…' and rows)");
+  if (cells[0] != "time") rows.Fail("the header must start with 'time', then BODY.x, BODY.y or BODY.z");
+  if (cells.size() < 2) rows.Fail("the header names no mocap body component");
+  for (size_t c = 1; c < cells.size(); c++) {
+    const std::string& cell = cells[c];
+    const size_t dot = cell.rfind('.');
+    const std::string axis = dot == std::string::npos ? "" : cell.substr(dot + 1);
+    if (dot == std::string::npos || (axis != "x" && axis != "y" && axis != "z")) {
+      rows.Fail("'" + cell + "' is not BODY.x, BODY.y or BODY.z");
     }
+    const int body = mj_name2id(m, mjOBJ_BODY, cell.substr(0, dot).c_str());
+    if (body < 0 || m->body_mocapid[body] < 0) {
+      rows.Fail("'" + cell.substr(0, dot) + "' is not a mocap body of the model (its mocap bodies: " + MocapNames(m) + ")");
+    }
+    Column column;
+    column.mocap = m->body_mocapid[body];
+    column.axis = axis[0] - 'x';
+    for (const Column& other : table.columns_) {
+      if (other.mocap == column.mocap && other.axis == column.axis) rows.Fail("'" + cell + "' is listed twice");
+    }
+    table.columns_.push_back(column);
+  }
+  while (rows.Next(cells)) {
     if (cells.size() != table.columns_.size() + 1) {
-      fail(std::to_string(cells.size()) + " values where the header has " + std::to_string(table.columns_.size() + 1));
+      rows.Fail(std::to_string(cells.size()) + " values where the header has " + std::to_string(table.columns_.size() + 1));
     }
-    double t;
-    if (!ParseFinite(cells[0], &t)) fail("time '" + cells[0] + "' is not a finite number");
+    const double t = rows.Number(cells[0], "time");
     if (!table.times_.empty() && !(t > table.times_.back())) {
-      fail("times must increase (" + cells[0] + " after " + std::to_string(table.times_.back()) + ")");
+      rows.Fail("times must increase (" + cells[0] + " after " + std::to_string(table.times_.back()) + ")");
     }
     table.times_.push_back(t);
-    for (size_t c = 1; c < cells.size(); c++) {
-      double v;
-      if (!ParseFinite(cells[c], &v)) fail("value '" + cells[c] + "' is not a finite number");
-      table.columns_[c - 1].value.push_back(v);
-    }
+    for (size_t c = 1; c < cells.size(); c++) table.columns_[c - 1].value.push_back(rows.Number(cells[c], "value"));
   }
-  if (!have_header) throw ConfigError("mocap table " + path + " is empty (it needs a header 'time,BODY.x,…' and rows)");
   if (table.times_.size() < 2) throw ConfigError("mocap table " + path + " needs at least two rows (a motion)");
   // the slopes of the C² cubic spline through the rows with not-a-knot ends (the third derivative
   // continuous at the second and the last-but-one row), a tridiagonal system; two rows: the line,

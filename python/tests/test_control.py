@@ -8,19 +8,9 @@ import numpy as np
 import pytest
 
 import saltation
+from conftest import ROOT
 
-XML = """<mujoco>
-  <option gravity="0 0 -9.81" timestep="0.001"/>
-  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
-  <worldbody>
-    <geom name="floor" type="plane" size="1 1 0.1"/>
-    <body name="ball">
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="ball" type="sphere" size="0.05" mass="2" condim="1"/>
-    </body>
-  </worldbody>
-  <actuator><motor name="lift" joint="z"/></actuator>
-</mujoco>"""
+MODELS = ROOT / "tests" / "models"
 
 
 def ramp_touchdown():
@@ -32,7 +22,7 @@ def ramp_touchdown():
 
 @pytest.fixture
 def model_data():
-    m = mujoco.MjModel.from_xml_string(XML)
+    m = mujoco.MjModel.from_xml_path(str(MODELS / "motor_slide_ball.xml"))
     d = mujoco.MjData(m)
     d.qpos[0] = 0.5
     return m, d
@@ -45,7 +35,7 @@ def test_rigid_follows_a_callable_controller(model_data):
     def ramp(t, qpos, qvel):
         calls.append(t)
         assert qpos.shape == (1,) and qvel.shape == (1,)
-        return [30.0 * t]
+        return [30.0 * t, 0.0]
 
     events = saltation.rigid(m, d, 0.4, controller=ramp)
     td = [e for e in events if e.kind == "touchdown"][0]
@@ -72,9 +62,9 @@ def test_rigid_follows_a_control_table(model_data, tmp_path):
 
 def test_bad_controllers_raise(model_data):
     m, d = model_data
-    with pytest.raises(saltation.ConfigError, match="controller returned 2 controls; the model has 1 actuators"):
-        saltation.rigid(m, d, 0.4, controller=lambda t, q, v: [0.0, 1.0])
-    with pytest.raises(saltation.ConfigError, match="controller must return 1 numbers"):
+    with pytest.raises(saltation.ConfigError, match="controller returned 3 controls; the model has 2 actuators"):
+        saltation.rigid(m, d, 0.4, controller=lambda t, q, v: [0.0, 1.0, 2.0])
+    with pytest.raises(saltation.ConfigError, match="controller must return 2 numbers"):
         saltation.rigid(m, d, 0.4, controller=lambda t, q, v: "up")
     with pytest.raises(saltation.ConfigError, match="controller must be None, a control table path or a callable"):
         saltation.rigid(m, d, 0.4, controller=3)
@@ -106,26 +96,14 @@ def test_hook_calls_its_controller_before_each_step(model_data):
     assert abs(td.time - np.sqrt(0.9 / 9.81)) > 0.02  # far from the uncontrolled fall
 
 
-PADDLE = """<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <custom><numeric name="saltation_restitution" data="0.6"/></custom>
-  <worldbody>
-    <body name="paddle" mocap="true" pos="0 0 -0.02">
-      <geom name="paddle" type="box" size="0.3 0.3 0.02" condim="1"/>
-    </body>
-    <body name="ball">
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="ball" type="sphere" size="0.05" mass="1" condim="1"/>
-    </body>
-  </worldbody>
-</mujoco>"""
+
 
 
 def test_rigid_moves_mocap_bodies_from_a_callable_or_a_table(tmp_path):
     """A ball from 0.4 m rising at 0.5 m/s struck by a paddle whose top face moves as
     A sin ωt (A = 0.05, ω = 6π): the strike is the first root of
     0.4 + 0.5t − 4.905t² − 0.05 − A sin ωt, and Ξ[v, z] = −(1 + e)(G + p̈)/(v⁻ − ṗ)."""
-    m = mujoco.MjModel.from_xml_string(PADDLE)
+    m = mujoco.MjModel.from_xml_path(str(MODELS / "paddle.xml"))
     d = mujoco.MjData(m)
     d.qpos[0], d.qvel[0] = 0.4, 0.5
     A, w, e = 0.05, 6 * np.pi, 0.6
