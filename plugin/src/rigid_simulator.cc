@@ -256,6 +256,7 @@ void RigidSimulator::ProjectStart(State& x) {
 }
 
 Mode RigidSimulator::IslandMode(const Mode& mode, const ContactId& id) const {
+  if (!options_.locate_on_islands) return mode;
   return RestrictMode(model_.mj(), mode, IslandOf(model_, mode.contacts, {id}));
 }
 
@@ -418,7 +419,8 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       double lo = 0, hi = 0, root = 0;
       if (start.normal_force(k) + shift > 0) {
         // contact k's force along the path of its own island (the mode's contacts coupled to it)
-        const Island island = IslandOf(model_, s.mode.contacts, {s.mode.contacts[k]});
+        const Island island = options_.locate_on_islands ? IslandOf(model_, s.mode.contacts, {s.mode.contacts[k]})
+                                                         : Island{};
         const Mode local = RestrictMode(model_.mj(), s.mode, island);
         const int kk = IndexInIsland(model_.mj(), s.mode, k, island);
         auto phi = [&](double tau) {

@@ -56,6 +56,11 @@ struct SimulatorOptions {
   Start start = Start::kProject;
   // kProject refuses a start penetrating deeper than this (m): that is not a start to correct
   double start_projection_limit = 0.03;
+  // a crossing is located along the RK4 sub-steps of its own island's mode (islands.h: the mode's
+  // contacts coupled to the guard's contact), which move the island's degrees of freedom exactly
+  // as the whole mode's do; false integrates the whole mode at every guard sample (the reference
+  // the tests hold the island path to, RigidIslands.*)
+  bool locate_on_islands = true;
 };
 
 // What Initialize did to a penetrating start (kProject).
