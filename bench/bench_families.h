@@ -6,6 +6,11 @@
 //   HumanoidWithObjects(x,n) MuJoCo's humanoid (its MJCF text x) with n free objects (spheres and
 //                            boxes alternately) dropped beside it: n = 100 is the humanoid100 scale
 //                            (nv = 27 + 6n)
+//   Pile(n)                  n free bodies (spheres, capsules and boxes in turn, mass 1) in four
+//                            layers of ⌈n/4⌉ on a grid 0.3 m apart, layer k at 0.2 + 0.3·k m, each
+//                            body shifted by a few cm so the layers land on one another off centre
+//                            and no two touchdowns coincide: islands that merge as the pile settles
+//                            (n = 200 is issue 17's 200-body pile, nv = 6n); restitution 0.3
 #ifndef SALTATION_BENCH_BENCH_FAMILIES_H_
 #define SALTATION_BENCH_BENCH_FAMILIES_H_
 
@@ -45,6 +50,30 @@ inline std::string HumanoidWithObjects(std::string humanoid_xml, int n) {
   }
   humanoid_xml.insert(end, objects);
   return humanoid_xml;
+}
+
+inline std::string Pile(int n) {
+  if (n < 1) throw std::invalid_argument("Pile: n must be at least 1");
+  const int per_layer = (n + 3) / 4;
+  const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(per_layer))));
+  std::string xml = R"(<mujoco model="pile">
+  <option timestep="0.002"/>
+  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="10 10 0.1"/>
+)";
+  static const char* const kGeoms[3] = {R"(<geom type="sphere" size="0.08" mass="1"/>)",
+                                        R"(<geom type="capsule" size="0.05 0.06" euler="0 90 0" mass="1"/>)",
+                                        R"(<geom type="box" size="0.07 0.07 0.07" euler="0 0 20" mass="1"/>)"};
+  for (int i = 0; i < n; i++) {
+    const int layer = i / per_layer, cell = i % per_layer;
+    const double x = 0.3 * (cell % columns) + 0.037 * layer + 0.0011 * (i % 7);
+    const double y = 0.3 * (cell / columns) + 0.029 * layer + 0.0013 * (i % 5);
+    const double z = 0.2 + 0.3 * layer + 0.0007 * cell;
+    xml += "    <body name=\"b" + std::to_string(i) + "\" pos=\"" + std::to_string(x) + " " + std::to_string(y) + " " +
+           std::to_string(z) + "\"><freejoint/>" + kGeoms[i % 3] + "</body>\n";
+  }
+  return xml + "  </worldbody>\n</mujoco>\n";
 }
 
 }  // namespace families

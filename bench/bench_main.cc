@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   bench::RegisterPhi();
   bench::RegisterConstruct();
   bench::RegisterPlugin();
+  bench::RegisterRigid();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

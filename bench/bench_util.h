@@ -45,6 +45,7 @@ void RegisterXi();
 void RegisterPhi();
 void RegisterConstruct();
 void RegisterPlugin();
+void RegisterRigid();
 
 }  // namespace bench
 

@@ -47,6 +47,9 @@ KEYS = [
     ("extra_mib_humanoid100", "Construct/humanoid100", "extra_mib", "  … humanoid100 (MiB)", ""),
     ("stepping_events_22_humanoids", "TwentyTwoHumanoids", "ratio_on_demand_to_plain",
      "stepping thread / mj_step, MuJoCo's 22 humanoids, 1 s", ""),
+    ("rigid_pile25_s", "RigidPile/25", "run_s", "rigid reference, pile of 25 bodies, 0.3 s (s; quick: 0.2 s)", ""),
+    ("rigid_pile50_s", "RigidPile/50", "run_s", "  … 50 bodies (s)", ""),
+    ("rigid_pile100_s", "RigidPile/100", "run_s", "  … 100 bodies (s)", ""),
     ("plugin_over_plain_humanoid", "PluginOverhead/humanoid", "ratio_plugin_to_plain",
      "mj_step with the engine plugin / without, humanoid", ""),
 ]
@@ -59,7 +62,7 @@ RATIOS = [
 ]
 REQUIRED = ["stepping_events_humanoid", "stepping_events_humanoid100", "stepping_events_balls50",
             "xi_touchdown_humanoid_forwards", "xi_touchdown_balls50_over_balls1", "simultaneous_over_touchdown",
-            "phi_rigid_over_transitionfd_humanoid", "construct_ms_humanoid", "extra_mib_humanoid"]
+            "phi_rigid_over_transitionfd_humanoid", "construct_ms_humanoid", "extra_mib_humanoid", "rigid_pile25_s"]
 
 
 def counters(report):

@@ -7,6 +7,7 @@
 #include "saltation/errors.h"
 #include "saltation/events.h"
 #include "saltation/guards.h"
+#include "saltation/islands.h"
 #include "saltation/mode_flow.h"
 #include "saltation/psd_solver.h"
 #include "saltation/root_finding.h"
@@ -47,11 +48,11 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
 // gap of the point `id` (outside the mode) at x
 double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& mode,
                     const ContactId& id) {
-  EvaluatePosition(model, data.aux(), x.qpos.data());
-  std::vector<ContactPoint> points;
-  ListContacts(model, data.aux(), points);
   std::vector<ContactId> ids = mode.contacts;
   ids.push_back(id);
+  // the kinematics and the geom pairs of the mode and of id alone (no broad phase over the model)
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, data.aux(), x.qpos.data(), ids, points, false);
   std::vector<int> match;
   MatchContacts(ids, points, match);
   const int i = match.back();
@@ -254,6 +255,17 @@ void RigidSimulator::ProjectStart(State& x) {
                        "'strict' refuses it instead)");
 }
 
+Mode RigidSimulator::IslandMode(const Mode& mode, const ContactId& id) const {
+  if (!options_.locate_on_islands) return mode;
+  return RestrictMode(model_.mj(), mode, IslandOf(model_, mode.contacts, {id}));
+}
+
+double RigidSimulator::LocalGap(const State& x, const Mode& local, const ContactId& id, double tau) {
+  work_.locate_samples++;
+  work_.locate_contacts += static_cast<long long>(local.contacts.size());
+  return TouchdownGap(model_, data_, Rk4Step(model_, data_, x, local, tau), local, id);
+}
+
 double RigidSimulator::NextGridTime(double t, double t_end) const {
   const double h = options_.step;
   double next = grid_origin_ + (std::floor((t - grid_origin_) / h) + 1) * h;
@@ -307,9 +319,8 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
           continue;
         }
         const ContactId id = start.inactive[i].id;
-        auto gap = [&](double tau) {
-          return TouchdownGap(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, id);
-        };
+        const Mode local = IslandMode(s.mode, id);
+        auto gap = [&](double tau) { return LocalGap(s.x, local, id, tau); };
         // a dip counts once it goes clearly below zero (deeper than contact_tol): a tangent pass
         // is a graze of the rigid model, not an impact
         auto below_tol = [&](double tau) { return GuardSample{gap(tau) + tol}; };
@@ -336,9 +347,8 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
                              std::to_string(t_next) + MissedAdvice(model_));
       }
       const ContactId id = start.inactive[i].id;
-      auto phi = [&](double tau) {
-        return TouchdownGap(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, id);
-      };
+      const Mode local = IslandMode(s.mode, id);
+      auto phi = [&](double tau) { return LocalGap(s.x, local, id, tau); };
       // the tracked point itself must end penetrating (nearest-anchor matching could pair the
       // end point with another point of the same pair)
       if (phi(h) >= 0) {
@@ -408,8 +418,15 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       const double shift = start.normal_force(k) > 0 ? 0.0 : force_tol_;
       double lo = 0, hi = 0, root = 0;
       if (start.normal_force(k) + shift > 0) {
+        // contact k's force along the path of its own island (the mode's contacts coupled to it)
+        const Island island = options_.locate_on_islands ? IslandOf(model_, s.mode.contacts, {s.mode.contacts[k]})
+                                                         : Island{};
+        const Mode local = RestrictMode(model_.mj(), s.mode, island);
+        const int kk = IndexInIsland(model_.mj(), s.mode, k, island);
         auto phi = [&](double tau) {
-          return GuardSample{LiftoffGuard(model_, data_, Rk4Step(model_, data_, s.x, s.mode, tau), s.mode, k) + shift};
+          work_.locate_samples++;
+          work_.locate_contacts += static_cast<long long>(local.contacts.size());
+          return GuardSample{LiftoffGuard(model_, data_, Rk4Step(model_, data_, s.x, local, tau), local, kk) + shift};
         };
         const CrossingResult r = LocateCrossing(phi, 0, start.normal_force(k) + shift, h,
                                                 end.normal_force(k) + shift, crossing_options);

@@ -56,6 +56,11 @@ struct SimulatorOptions {
   Start start = Start::kProject;
   // kProject refuses a start penetrating deeper than this (m): that is not a start to correct
   double start_projection_limit = 0.03;
+  // a crossing is located along the RK4 sub-steps of its own island's mode (islands.h: the mode's
+  // contacts coupled to the guard's contact), which move the island's degrees of freedom exactly
+  // as the whole mode's do; false integrates the whole mode at every guard sample (the reference
+  // the tests hold the island path to, RigidIslands.*)
+  bool locate_on_islands = true;
 };
 
 // What Initialize did to a penetrating start (kProject).
@@ -68,6 +73,15 @@ struct StartProjection {
   double dq_norm = 0;             // ‖Δq‖ of the move (tangent space: m and rad together)
   bool base_only = false;         // only the free joints moved (the joint angles were kept)
   int iterations = 0;             // Gauss–Newton steps, both passes
+};
+
+// What the event location cost: each guard sample is one RK4 sub-step (four mode evaluations) of
+// the mode restricted to the guard's island (islands.h), so the work follows the island, not the
+// whole model (a pile of 200 bodies: a touchdown of one body integrates only the bodies it
+// touches). Counted by Advance, never reset.
+struct RigidWork {
+  long long locate_samples = 0;   // guard evaluations of the crossing searches (RK4 sub-steps)
+  long long locate_contacts = 0;  // the contacts of the modes those sub-steps integrated, summed
 };
 
 class RigidSimulator {
@@ -101,6 +115,7 @@ class RigidSimulator {
   const Model& model() const { return model_; }
   Data& data() { return data_; }
   const SimulatorOptions& options() const { return options_; }
+  const RigidWork& work() const { return work_; }
 
  private:
   // the next grid point after t: multiples of the step from t = 0, so results do not depend on
@@ -115,8 +130,16 @@ class RigidSimulator {
   double force_tol_ = 0;
   double penetration_tol_ = 0;
   StartProjection start_projection_;
+  RigidWork work_;
 
   void ProjectStart(State& x);
+  // the mode's contacts coupled to contact id (its island; the whole mode when the model does not
+  // split, islands.h)
+  Mode IslandMode(const Mode& mode, const ContactId& id) const;
+  // the gap of contact id (outside `local`) after an RK4 sub-step of length tau from x in `local`:
+  // the island's own degrees of freedom are those of the whole mode's sub-step (the other trees
+  // follow `local` too, but no guard of this contact reads them); counts work_
+  double LocalGap(const State& x, const Mode& local, const ContactId& id, double tau);
 };
 
 // A run as the `rigid` command and Python's saltation.rigid make it: to t_end in chunks of at most
