@@ -101,6 +101,7 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
     c.id = i >= 0 ? before.inactive[i].id : p.id;
     c.g0 = g0;
     c.g1 = p.gap;
+    c.onset = i < 0;
     // the lists describe x_{k−1} and x_k exactly except with RK4 (its last stage)
     c.ends_known = i >= 0 && model_.mj()->opt.integrator != mjINT_RK4;
     if (c.ends_known) {
@@ -238,6 +239,15 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     c.hi = r.hi;
     c.have_x = r.sampled && (r.time == s_lo || r.time == s_hi);
     if (c.have_x) c.x = r.time == s_lo ? x_lo : x_hi;
+    c.valid = true;
+    return;
+  }
+  if (c.type == Crossing::kTouchdown && c.onset) {
+    // seen at onset: at the end of the step's interval, where MuJoCo's list has it
+    c.base = &prev;
+    c.s = c.lo = c.hi = dt;
+    c.have_x = false;
+    c.proxy = true;
     c.valid = true;
     return;
   }
