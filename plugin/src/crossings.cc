@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "saltation/islands.h"
 #include "saltation/root_finding.h"
@@ -24,6 +25,15 @@ double GapRate(const mjModel* m, const mjData* d, const ContactPoint& p) {
     v[side] = lin + w.cross(p.pos - com);
   }
   return p.frame.row(0).dot(v[1] - v[0]);
+}
+
+// whether `points` has a point of p's pair on the same feature (the same ContactLabel)
+bool FeatureListed(const Model& model, const std::vector<ContactPoint>& points, const ContactPoint& p) {
+  const std::string label = ContactLabel(model, p.id);
+  for (const ContactPoint& q : points) {
+    if (q.id.SamePair(p.id) && ContactLabel(model, q.id) == label) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -90,7 +100,12 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
   for (size_t j = 0; j < after.inactive.size(); j++) {
     const ContactPoint& p = after.inactive[j];
     if (p.gap >= 0) continue;
-    const int i = MatchContact(p.id, before.inactive);
+    int i = MatchContact(p.id, before.inactive);
+    // a point of a feature of the pair (a box's corner: ContactLabel) that had no point at all
+    // before is a new touch, whatever the nearest anchor: an untracked pair lists its points only
+    // once they touch, and a height field lists a touching corner prism by prism, so the nearest
+    // point of the pair before may be another, already penetrating one (it would hide the touch)
+    if (i >= 0 && !FeatureListed(model_, before.points, p)) i = -1;
     // untracked pairs appear only once they touch: their guard was positive before
     const double g0 = i >= 0 ? before.inactive[i].gap : model_.detect_margin();
     if (g0 <= 0) continue;  // already negative: not a crossing from + to −
