@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <string>
 
 #include "saltation/islands.h"
 #include "saltation/root_finding.h"
@@ -27,13 +26,32 @@ double GapRate(const mjModel* m, const mjData* d, const ContactPoint& p) {
   return p.frame.row(0).dot(v[1] - v[0]);
 }
 
-// whether `points` has a point of p's pair on the same feature (the same ContactLabel)
-bool FeatureListed(const Model& model, const std::vector<ContactPoint>& points, const ContactPoint& p) {
-  const std::string label = ContactLabel(model, p.id);
-  for (const ContactPoint& q : points) {
-    if (q.id.SamePair(p.id) && ContactLabel(model, q.id) == label) return true;
+// Features of geom2 a point touches, as ContactId anchors tell them: its octant (ContactLabel's
+// number), and for a box the corner (the octant when the point lies in the outer half of the box
+// along each axis; −1 elsewhere: an edge's middle, a face's inside)
+int Octant(const ContactId& id) {
+  return (id.anchor.x() > 0 ? 1 : 0) + (id.anchor.y() > 0 ? 2 : 0) + (id.anchor.z() > 0 ? 4 : 0);
+}
+int Corner(const mjModel* m, const ContactId& id) {
+  if (m->geom_type[id.geom2] != mjGEOM_BOX) return -1;
+  const double* size = m->geom_size + 3 * id.geom2;
+  for (int a = 0; a < 3; a++) {
+    if (!(std::abs(id.anchor(a)) > 0.5 * size[a])) return -1;
   }
-  return false;
+  return Octant(id);
+}
+
+// whether `points` had a point of p's pair on each feature p touches (a height field lists a
+// box's points prism by prism, wandering over its faces: a new corner shows as either)
+bool FeatureListed(const mjModel* m, const std::vector<ContactPoint>& points, const ContactPoint& p) {
+  const int octant = Octant(p.id), corner = Corner(m, p.id);
+  bool octant_seen = false, corner_seen = corner < 0;
+  for (const ContactPoint& q : points) {
+    if (!q.id.SamePair(p.id)) continue;
+    octant_seen = octant_seen || Octant(q.id) == octant;
+    corner_seen = corner_seen || Corner(m, q.id) == corner;
+  }
+  return octant_seen && corner_seen;
 }
 
 }  // namespace
@@ -101,11 +119,11 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
     const ContactPoint& p = after.inactive[j];
     if (p.gap >= 0) continue;
     int i = MatchContact(p.id, before.inactive);
-    // a point of a feature of the pair (a box's corner: ContactLabel) that had no point at all
-    // before is a new touch, whatever the nearest anchor: an untracked pair lists its points only
+    // a point on a feature of the pair (a box's corner: Feature) that had no point at all before
+    // is a new touch, whatever the nearest anchor: an untracked pair lists its points only
     // once they touch, and a height field lists a touching corner prism by prism, so the nearest
     // point of the pair before may be another, already penetrating one (it would hide the touch)
-    if (i >= 0 && !FeatureListed(model_, before.points, p)) i = -1;
+    if (i >= 0 && !FeatureListed(model_.mj(), before.points, p)) i = -1;
     // untracked pairs appear only once they touch: their guard was positive before
     const double g0 = i >= 0 ? before.inactive[i].gap : model_.detect_margin();
     if (g0 <= 0) continue;  // already negative: not a crossing from + to −
