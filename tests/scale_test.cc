@@ -8,6 +8,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "saltation/hook.h"
 #include "test_util.h"
@@ -75,6 +76,45 @@ TEST(Scale, RigidModeDoesNotDependOnTheUsersArena) {
   ASSERT_GT(hl.mode().contacts.size(), 50u);
   EXPECT_EQ(hs.mode().contacts.size(), hl.mode().contacts.size());
   EXPECT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
+}
+
+TEST(Scale, TouchdownsInRetakenStepsAreStillReported) {
+  // a retaken step lists only the touching contacts: a touch whose band was not listed is taken at
+  // onset (crossings.h), never dropped. The 1M pile retakes every step; the 256M pile none; both
+  // are bitwise the bare run, so each touchdown of the 256M run must be in the 1M run, of the same
+  // geom pair, no later than one step after (the onset)
+  ModelPtr small = LoadModelFromString(Pile("1M"));
+  ModelPtr large = LoadModelFromString(Pile("256M"));
+  ASSERT_TRUE(small && large);
+  std::unique_ptr<mjData, DataFree> ds(mj_makeData(small.get())), dl(mj_makeData(large.get()));
+  HookOptions options;
+  options.xi_on_demand = true;  // the times and contacts only
+  Hook hs(small.get(), options), hl(large.get(), options);
+  const int steps = 60;  // 0.12 s: the second layer lands on the first
+  for (int k = 0; k < steps; k++) {
+    hs.Step(ds.get());
+    hl.Step(dl.get());
+  }
+  EXPECT_EQ(hs.narrow_steps(), steps);
+  EXPECT_EQ(hl.narrow_steps(), 0);
+  ASSERT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
+  const double dt = small->opt.timestep;
+  auto touchdowns = [](const Hook& h) {
+    std::vector<const HookEvent*> out;
+    for (const HookEvent& ev : h.events()) {
+      if (ev.kind == EventKind::kTouchdown) out.push_back(&ev);
+    }
+    return out;
+  };
+  const std::vector<const HookEvent*> wide = touchdowns(hl), narrow = touchdowns(hs);
+  ASSERT_GT(wide.size(), 10u);
+  for (const HookEvent* w : wide) {
+    bool found = false;
+    for (const HookEvent* n : narrow) {
+      found = found || (n->contact.SamePair(w->contact) && n->time >= w->time - dt && n->time <= w->time + dt + 1e-12);
+    }
+    EXPECT_TRUE(found) << "touchdown of geoms " << w->contact.geom1 << "/" << w->contact.geom2 << " at " << w->time;
+  }
 }
 
 }  // namespace
