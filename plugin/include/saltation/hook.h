@@ -93,7 +93,8 @@ class Hook {
   const std::string& untracked_summary() const { return untracked_summary_; }
   // steps whose widened detection band would have filled MuJoCo's arena (contacts or constraint
   // rows) where the user's model does not: Step retook them with the user's own gaps, so d is
-  // what a bare mj_step gives (arena_fallback.h); near-contacts are not listed in those steps
+  // what a bare mj_step gives (arena_fallback.h); near-contacts are not listed in those steps,
+  // touchdowns in them are still reported (localised by the rigid model's guard, else at onset)
   long narrow_steps() const;
 
   // Accumulated Φ(t ← t0) over the steps processed so far, as scale · matrix with
