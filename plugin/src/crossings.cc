@@ -26,6 +26,38 @@ double GapRate(const mjModel* m, const mjData* d, const ContactPoint& p) {
   return p.frame.row(0).dot(v[1] - v[0]);
 }
 
+// Features of geom2 a point touches, as ContactId anchors tell them: its octant (ContactLabel's
+// number), and for a box the corner (the octant when the point lies in the outer half of the box
+// along each axis; −1 elsewhere: an edge's middle, a face's inside)
+int Octant(const mjModel* m, const ContactId& id) {
+  // pairs that touch at one point only (a sphere or an ellipsoid against anything): one feature
+  for (int g : {id.geom1, id.geom2}) {
+    if (m->geom_type[g] == mjGEOM_SPHERE || m->geom_type[g] == mjGEOM_ELLIPSOID) return 0;
+  }
+  return (id.anchor.x() > 0 ? 1 : 0) + (id.anchor.y() > 0 ? 2 : 0) + (id.anchor.z() > 0 ? 4 : 0);
+}
+int Corner(const mjModel* m, const ContactId& id) {
+  if (m->geom_type[id.geom2] != mjGEOM_BOX) return -1;
+  const double* size = m->geom_size + 3 * id.geom2;
+  for (int a = 0; a < 3; a++) {
+    if (!(std::abs(id.anchor(a)) > 0.5 * size[a])) return -1;
+  }
+  return Octant(m, id);
+}
+
+// whether `points` had a point of p's pair on each feature p touches (a height field lists a
+// box's points prism by prism, wandering over its faces: a new corner shows as either)
+bool FeatureListed(const mjModel* m, const std::vector<ContactPoint>& points, const ContactPoint& p) {
+  const int octant = Octant(m, p.id), corner = Corner(m, p.id);
+  bool octant_seen = false, corner_seen = corner < 0;
+  for (const ContactPoint& q : points) {
+    if (!q.id.SamePair(p.id)) continue;
+    octant_seen = octant_seen || Octant(m, q.id) == octant;
+    corner_seen = corner_seen || Corner(m, q.id) == corner;
+  }
+  return octant_seen && corner_seen;
+}
+
 }  // namespace
 
 CrossingFinder::CrossingFinder(const Model& model, Data& data, Resimulator& resim, const HookOptions& options,
@@ -90,7 +122,12 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
   for (size_t j = 0; j < after.inactive.size(); j++) {
     const ContactPoint& p = after.inactive[j];
     if (p.gap >= 0) continue;
-    const int i = MatchContact(p.id, before.inactive);
+    int i = MatchContact(p.id, before.inactive);
+    // a point on a feature of the pair (a box's corner: FeatureListed) that had no point at all
+    // before is a new touch, though its nearest point before was already penetrating, whatever the nearest anchor: an untracked pair lists its points only
+    // once they touch, and a height field lists a touching corner prism by prism, so the nearest
+    // point of the pair before may be another, already penetrating one (it would hide the touch)
+    if (i >= 0 && before.inactive[i].gap <= 0 && !FeatureListed(model_.mj(), before.points, p)) i = -1;
     // untracked pairs appear only once they touch: their guard was positive before
     const double g0 = i >= 0 ? before.inactive[i].gap : model_.detect_margin();
     if (g0 <= 0) continue;  // already negative: not a crossing from + to −
@@ -101,6 +138,7 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
     c.id = i >= 0 ? before.inactive[i].id : p.id;
     c.g0 = g0;
     c.g1 = p.gap;
+    c.onset = i < 0;
     // the lists describe x_{k−1} and x_k exactly except with RK4 (its last stage)
     c.ends_known = i >= 0 && model_.mj()->opt.integrator != mjINT_RK4;
     if (c.ends_known) {
@@ -238,6 +276,15 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     c.hi = r.hi;
     c.have_x = r.sampled && (r.time == s_lo || r.time == s_hi);
     if (c.have_x) c.x = r.time == s_lo ? x_lo : x_hi;
+    c.valid = true;
+    return;
+  }
+  if (c.type == Crossing::kTouchdown && c.onset) {
+    // seen at onset: at the end of the step's interval, where MuJoCo's list has it
+    c.base = &prev;
+    c.s = c.lo = c.hi = dt;
+    c.have_x = false;
+    c.proxy = true;
     c.valid = true;
     return;
   }

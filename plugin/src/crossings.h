@@ -57,6 +57,11 @@ struct Crossing {
   State x;
   const SavedStep* base = nullptr;  // the sub-step interval starts at this saved state
   bool valid = true;
+  // a touchdown of a pair MuJoCo lists only once it touches (untracked: a height field, …): when
+  // the rigid model's own guard does not bracket it inside the step, it is taken at the step's end
+  // and flagged proxy (onset), never dropped
+  bool onset = false;
+  bool proxy = false;
   double time() const { return base ? base->time + s : 0; }
 };
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <utility>
 
+#include "arena_fallback.h"
 #include "chain_propagation.h"
 #include "contact_tracking.h"
 #include "crossings.h"
@@ -44,6 +45,7 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
   // the hook steps its own copy of the model: the user's is never edited, and may be deleted
   // before the hook
   stepped_model_.reset(mj_copyModel(nullptr, user_model));
+  arena_ = std::make_unique<ArenaFallback>(user_model);
   if (!stepped_model_) throw MujocoError("could not copy the model");
   mjModel* m = stepped_model_.get();
   m_ = m;
@@ -148,7 +150,7 @@ void Hook::Advance(mjData* d) {
   Capture(m_, d, *cur_);
   const int resets_before = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
                             d->warning[mjWARN_BADQACC].number;
-  mj_step(m_, d);
+  arena_->Step(m_, d);  // mj_step(m_, d), retaken on the user's gaps when the band fills the arena
   const int resets = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
                      d->warning[mjWARN_BADQACC].number - resets_before;
   if (resets > 0) {
@@ -229,6 +231,7 @@ double Hook::phi_t0() const { return chains_->t0(); }
 double Hook::phi_time() const { return chains_->time(); }
 const Eigen::MatrixXd& Hook::covariance() const { return chains_->covariance(); }
 const Eigen::MatrixXd& Hook::covariance_dreset() const { return chains_->covariance_dreset(); }
+long Hook::narrow_steps() const { return arena_->narrow_steps(); }
 double Hook::EffectiveRestitution(int geom1, int geom2) const { return tracker_->EffectiveRestitution(geom1, geom2); }
 
 }  // namespace saltation

@@ -84,6 +84,7 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     ev.bracket_hi = c.base->time + c.hi;
     ev.contact = c.id;
     ev.has_xi = true;
+    ev.proxy = c.proxy;  // a touchdown taken at onset (crossings.h)
     try {
       if (c.type == Crossing::kTouchdown) {
         ev.rigid = TouchdownEvent(*model_, *data_, restitution_, x, mode_, c.id, model_->options().contact_tol, force_tol_, !lazy_);

@@ -27,7 +27,13 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
   // o_margin with them.)
   for (int g = 0; g < m_->ngeom; g++) m_->geom_gap[g] += 0.5 * detect_margin_;
   for (int p = 0; p < m_->npair; p++) m_->pair_gap[p] += detect_margin_;
-  // no nconmax/njmax to raise: contacts and constraint rows live in mjData's arena (MuJoCo 3+)
+  // contacts and constraint rows live in mjData's arena (MuJoCo 3+), sized for the user's model
+  AddBandArena(m_.get());
+}
+
+void AddBandArena(mjModel* m) {
+  constexpr mjtSize kBandContactsPerGeom = 16;
+  m->narena += kBandContactsPerGeom * m->ngeom * static_cast<mjtSize>(sizeof(mjContact));
 }
 
 std::string GeomLabel(const mjModel* m, int geom) {

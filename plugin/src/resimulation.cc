@@ -20,6 +20,8 @@ void Capture(const mjModel* m, const mjData* d, SavedStep& s) {
 
 Resimulator::Resimulator(const mjModel* m) : model_(mj_copyModel(nullptr, m)) {
   if (!model_) throw MujocoError("could not copy the model");
+  // the stepped model's widened band lists more contacts than the user's arena may hold (model.h)
+  AddBandArena(model_.get());
   data_.reset(mj_makeData(model_.get()));
   if (!data_) throw MujocoError("could not allocate mjData");
 }

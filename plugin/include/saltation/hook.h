@@ -49,6 +49,7 @@ class Resimulator;
 class CrossingFinder;
 class ContactTracker;
 class ChainPropagator;
+class ArenaFallback;
 
 class Hook {
  public:
@@ -96,6 +97,11 @@ class Hook {
   // per pair (near_contacts.h); untracked_summary() says it in one line ("" when none)
   const std::vector<std::string>& untracked_pairs() const { return untracked_; }
   const std::string& untracked_summary() const { return untracked_summary_; }
+  // steps whose widened detection band would have filled MuJoCo's arena (contacts or constraint
+  // rows) where the user's model does not: Step retook them with the user's own gaps, so d is
+  // what a bare mj_step gives (arena_fallback.h); near-contacts are not listed in those steps,
+  // touchdowns in them are still reported (localised by the rigid model's guard, else at onset)
+  long narrow_steps() const;
 
   // Accumulated Φ(t ← t0) over the steps processed so far, as scale · matrix with
   // scale = exp(log_scale) (kept apart so long products do not overflow). Empty when not
@@ -129,6 +135,7 @@ class Hook {
   void Deliver(size_t first);    // sorts events_[first..] by time and passes them to on_event
 
   ModelPtr stepped_model_;  // the copy Step passes to mj_step (widened margins and gaps)
+  std::unique_ptr<ArenaFallback> arena_;  // retakes a step that filled the arena, on the user's gaps
   mjModel* m_ = nullptr;    // stepped_model_.get()
   HookOptions options_;
   std::unique_ptr<Model> model_;

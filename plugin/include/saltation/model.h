@@ -85,6 +85,12 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 // has no name either.
 std::string GeomLabel(const mjModel* m, int geom);
 
+// Room in m's arena (narena) for the contacts the hook's widened detection band lists besides the
+// touching ones: 16 more per geom (a pile of 200 bodies lists ≈ 10 per geom in the band; the
+// user's arena may hold only the touching ones). For the hook's private copies of the model (the
+// rigid model, the re-simulation's): the arena's size changes nothing else.
+void AddBandArena(mjModel* m);
+
 class Model {
  public:
   // Reads the <custom> configuration (ConfigError on bad values) and makes the private copy.

@@ -1,0 +1,121 @@
+// At scale: a pile of 200 bodies whose arena holds the contacts the user's model makes but not the
+// ones within the hook's widened detection band. The hook must not fill an arena that a bare run
+// does not fill (issue 17 item 6: "Too many contacts" at t = 0 from the enlarged band), and the
+// physics stays bitwise the bare run's.
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "saltation/hook.h"
+#include "test_util.h"
+
+namespace saltation::testing {
+namespace {
+
+// 200 spheres, capsules and boxes 0.13 m apart in four layers over a floor (the bottom layer
+// resting on it), tilted by a fixed pattern; `memory` is the <size memory> of the arena
+std::string Pile(const std::string& memory) {
+  std::ostringstream xml;
+  xml << "<mujoco><size memory=\"" << memory << "\"/><option timestep=\"0.002\"/><worldbody>"
+      << "<geom name=\"floor\" type=\"plane\" size=\"10 10 .1\"/>";
+  const char* geoms[] = {"<geom type=\"sphere\" size=\"0.05\"/>", "<geom type=\"capsule\" size=\"0.04 0.05\"/>",
+                         "<geom type=\"box\" size=\"0.05 0.05 0.05\"/>"};
+  for (int i = 0; i < 200; i++) {
+    const double x = (i % 10) * 0.13 - 0.6, y = ((i / 10) % 5) * 0.13 - 0.3, z = 0.1 + 0.13 * (i / 50);
+    xml << "<body pos=\"" << x << " " << y << " " << z << "\" euler=\"" << (7 * i) % 30 << " " << (11 * i) % 30
+        << " 0\"><freejoint/>" << geoms[i % 3] << "</body>";
+  }
+  xml << "</worldbody></mujoco>";
+  return xml.str();
+}
+
+struct DataFree {
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+
+constexpr int kSteps = 5;
+
+TEST(Scale, HookDoesNotFillAnArenaTheBareRunDoesNot) {
+  ModelPtr m = LoadModelFromString(Pile("1M"));
+  ASSERT_TRUE(m);
+  std::unique_ptr<mjData, DataFree> bare(mj_makeData(m.get())), hooked(mj_makeData(m.get()));
+  for (int k = 0; k < kSteps; k++) mj_step(m.get(), bare.get());
+  // the pile fits the arena in a bare run (measured: ≈ 100 contacts; the band would add ≈ 2000)
+  ASSERT_EQ(bare->warning[mjWARN_CONTACTFULL].number, 0);
+  ASSERT_GT(bare->ncon, 50);
+
+  Hook hook(m.get());
+  for (int k = 0; k < kSteps; k++) hook.Step(hooked.get());
+  EXPECT_EQ(hooked->warning[mjWARN_CONTACTFULL].number, 0);
+  EXPECT_EQ(hooked->warning[mjWARN_CNSTRFULL].number, 0);
+  EXPECT_GT(hook.narrow_steps(), 0);  // the band did not fit: the steps were retaken narrow
+  // bitwise the bare run
+  EXPECT_EQ(hooked->time, bare->time);
+  EXPECT_EQ(std::memcmp(hooked->qpos, bare->qpos, sizeof(mjtNum) * m->nq), 0);
+  EXPECT_EQ(std::memcmp(hooked->qvel, bare->qvel, sizeof(mjtNum) * m->nv), 0);
+  EXPECT_EQ(std::memcmp(hooked->qacc_warmstart, bare->qacc_warmstart, sizeof(mjtNum) * m->nv), 0);
+}
+
+TEST(Scale, RigidModeDoesNotDependOnTheUsersArena) {
+  // the hook's own collision passes list the band's points: a small user arena must not drop them
+  // (with the private arena as the user's, the 1M pile had 52 contacts in its mode instead of 100)
+  ModelPtr small = LoadModelFromString(Pile("1M"));
+  ModelPtr large = LoadModelFromString(Pile("256M"));
+  ASSERT_TRUE(small && large);
+  std::unique_ptr<mjData, DataFree> ds(mj_makeData(small.get())), dl(mj_makeData(large.get()));
+  Hook hs(small.get()), hl(large.get());
+  for (int k = 0; k < kSteps; k++) {
+    hs.Step(ds.get());
+    hl.Step(dl.get());
+  }
+  EXPECT_EQ(hl.narrow_steps(), 0);
+  ASSERT_GT(hl.mode().contacts.size(), 50u);
+  EXPECT_EQ(hs.mode().contacts.size(), hl.mode().contacts.size());
+  EXPECT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
+}
+
+TEST(Scale, TouchdownsInRetakenStepsAreStillReported) {
+  // a retaken step lists only the touching contacts: a touch whose band was not listed is taken at
+  // onset (crossings.h), never dropped. The 1M pile retakes every step; the 256M pile none; both
+  // are bitwise the bare run, so each touchdown of the 256M run must be in the 1M run, of the same
+  // geom pair, no later than one step after (the onset)
+  ModelPtr small = LoadModelFromString(Pile("1M"));
+  ModelPtr large = LoadModelFromString(Pile("256M"));
+  ASSERT_TRUE(small && large);
+  std::unique_ptr<mjData, DataFree> ds(mj_makeData(small.get())), dl(mj_makeData(large.get()));
+  HookOptions options;
+  options.xi_on_demand = true;  // the times and contacts only
+  Hook hs(small.get(), options), hl(large.get(), options);
+  const int steps = 60;  // 0.12 s: the second layer lands on the first
+  for (int k = 0; k < steps; k++) {
+    hs.Step(ds.get());
+    hl.Step(dl.get());
+  }
+  EXPECT_EQ(hs.narrow_steps(), steps);
+  EXPECT_EQ(hl.narrow_steps(), 0);
+  ASSERT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
+  const double dt = small->opt.timestep;
+  auto touchdowns = [](const Hook& h) {
+    std::vector<const HookEvent*> out;
+    for (const HookEvent& ev : h.events()) {
+      if (ev.kind == EventKind::kTouchdown) out.push_back(&ev);
+    }
+    return out;
+  };
+  const std::vector<const HookEvent*> wide = touchdowns(hl), narrow = touchdowns(hs);
+  ASSERT_GT(wide.size(), 10u);
+  for (const HookEvent* w : wide) {
+    bool found = false;
+    for (const HookEvent* n : narrow) {
+      found = found || (n->contact.SamePair(w->contact) && n->time >= w->time - dt && n->time <= w->time + dt + 1e-12);
+    }
+    EXPECT_TRUE(found) << "touchdown of geoms " << w->contact.geom1 << "/" << w->contact.geom2 << " at " << w->time;
+  }
+}
+
+}  // namespace
+}  // namespace saltation::testing
