@@ -181,12 +181,22 @@ def test_a_mujoco_error_is_an_exception_not_an_abort():
     d.qpos[3] = np.nan
     with pytest.raises(saltation.NumericalError):
         saltation.rigid(m, d, duration=0.1)
-    tiny = mujoco.MjModel.from_xml_string(scene().replace("<mujoco>", '<mujoco><size memory="4K"/>', 1))
+    # a chain of 40 hinges (nv 40) whose arena (16 KiB) holds MuJoCo's own steps but not the
+    # (2nv)² Jacobian of mjd_transitionFD; bodies without geoms, so the hook's private copies get
+    # no contact room beyond the user's arena (AddBandArena adds room per geom)
+    chain = "".join('<body pos="0 0 0.1"><joint type="hinge" axis="0 1 0"/>'
+                    '<inertial pos="0 0 0" mass="0.1" diaginertia="1e-3 1e-3 1e-3"/>' for _ in range(40))
+    tiny = mujoco.MjModel.from_xml_string(
+        '<mujoco><size memory="16K"/><worldbody><geom name="floor" type="plane" size="1 1 .1"/>'
+        f'<body pos="0 0 0.5">{chain}{"</body>" * 40}</body></worldbody></mujoco>')
+    bare = mujoco.MjData(tiny)
+    for _ in range(3):
+        mujoco.mj_step(tiny, bare)  # MuJoCo alone steps it
     hook = saltation.Hook(tiny, propagation="compliant")
     dd = mujoco.MjData(tiny)
     with pytest.raises(saltation.MujocoError, match="MuJoCo error: mj_stackAlloc: out of memory"):
         for _ in range(3):
-            hook.step(dd)  # mjd_transitionFD (from the second step on) needs more than 4 KiB
+            hook.step(dd)  # mjd_transitionFD (from the second step on) needs more than 16 KiB
     assert saltation.Hook(m) is not None  # the interpreter lives on
     n = 2 * tiny.nv + tiny.na
     with pytest.raises(mujoco.FatalError, match="mj_stackAlloc: out of memory"):  # mujoco's own handler is back
