@@ -197,3 +197,60 @@ def test_panda_cube_drop_rigid_plastic_landing(cli, tmp_path):
     xi = np.array(first["xi"])
     jn = np.array(first["grad_g"])[:PANDA_NV]
     assert np.linalg.norm(jn @ xi[PANDA_NV:2 * PANDA_NV, PANDA_NV:2 * PANDA_NV]) <= 1e-9 * np.linalg.norm(jn)
+
+
+# --- Go1 on position servos (models/robots/go1_stand.xml: the packaged Go1 + 12 servos of ours) ---
+GO1_NV = 18
+
+
+def test_go1_stands_on_its_servos(cli, tmp_path):
+    """From `stand` (the home pose settled on the servos, ctrl = the pose) Go1 stands 2 s: no
+    touchdown or liftoff after 0.1 s, nothing non-finite, fewer than 5 note lines."""
+    out = tmp_path / "go1_stand.jsonl"
+    r = cli("record", robot("go1_stand"), "--keyframe", "stand", "--duration", "2", "--out", out, "--quiet")
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    late = [(rec["kind"], rec["time"], rec.get("geom2")) for rec in recs
+            if rec["kind"] in ("touchdown", "liftoff") and rec["time"] > 0.1]
+    assert late == [], late[:5]
+    notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) < 5, notes
+
+
+def test_go1_servo_drop_lands_on_its_feet(cli, tmp_path):
+    """Dropped 5 cm on its servos: the first contacts are the four feet on the floor, as one
+    touchdown per foot or one simultaneous group of four."""
+    out = tmp_path / "go1_servo_drop.jsonl"
+    r = cli("record", robot("go1_stand"), "--keyframe", "drop", "--duration", "0.5", "--out", out, "--quiet")
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    first = next(rec for rec in recs if rec["kind"] in ("touchdown", "graze"))
+    assert first["geom1"] == "floor" and first["geom2"] in FEET, first
+    at_once = [rec for rec in recs if abs(rec["time"] - first["time"]) < 1e-3]
+    feet = {rec["geom2"] for rec in at_once if rec["kind"] in ("touchdown", "graze")}
+    groups = [rec for rec in at_once if rec["kind"] == "simultaneous"]
+    assert feet == FEET or (groups and groups[0]["size"] == 4), (feet, groups)
+    notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) < 5, notes
+
+
+def test_go1_servo_drop_rigid_plastic_landing(cli, tmp_path):
+    out = tmp_path / "go1_servo_rigid.jsonl"
+    cli("rigid", robot("go1_stand"), "--keyframe", "drop", "--duration", "0.2", "--out", out, "--quiet")
+    recs = records(out)
+    assert recs and all(finite(rec) for rec in recs)
+    first = recs[0]
+    assert first["kind"] == "touchdown" and {first["geom1"], first["geom2"]} & FEET, first
+    xi = np.array(first["xi"])
+    jn = np.array(first["grad_g"])[:GO1_NV]
+    assert np.linalg.norm(jn @ xi[GO1_NV:2 * GO1_NV, GO1_NV:2 * GO1_NV]) <= 1e-9 * np.linalg.norm(jn)
+
+
+def test_go1_servo_rigid_from_stand(cli, tmp_path):
+    """`rigid` from `stand` (feet 19.7 mm in the floor: the package's soft contacts) projects the
+    start out of the floor and says how far."""
+    out = tmp_path / "go1_servo_home.jsonl"
+    r = cli("rigid", robot("go1_stand"), "--keyframe", "stand", "--duration", "0.1", "--out", out)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("start projected"))
+    assert "|dq| " in line, line
+    assert all(finite(rec) for rec in records(out))
