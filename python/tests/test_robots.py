@@ -218,18 +218,18 @@ def test_go1_stands_on_its_servos(cli, tmp_path):
 
 
 def test_go1_servo_drop_lands_on_its_feet(cli, tmp_path):
-    """Dropped 5 cm on its servos: the first contacts are the four feet on the floor, as one
-    touchdown per foot or one simultaneous group of four."""
+    """Dropped 5 cm on its servos, the four feet land one touchdown per foot (measured: RL 0.0614 s,
+    RR 0.0615, FL 0.0641, FR 0.0643: the settled pose pitches 0.24 deg) before anything else
+    touches; (the lower calf geoms, 2 cm above the package's soft feet sinking 19.7 mm, touch later,
+    at 0.088 s)."""
     out = tmp_path / "go1_servo_drop.jsonl"
     r = cli("record", robot("go1_stand"), "--keyframe", "drop", "--duration", "0.5", "--out", out, "--quiet")
     recs = records(out)
     assert all(finite(rec) for rec in recs)
-    first = next(rec for rec in recs if rec["kind"] in ("touchdown", "graze"))
-    assert first["geom1"] == "floor" and first["geom2"] in FEET, first
-    at_once = [rec for rec in recs if abs(rec["time"] - first["time"]) < 1e-3]
-    feet = {rec["geom2"] for rec in at_once if rec["kind"] in ("touchdown", "graze")}
-    groups = [rec for rec in at_once if rec["kind"] == "simultaneous"]
-    assert feet == FEET or (groups and groups[0]["size"] == 4), (feet, groups)
+    landing = [rec for rec in recs if rec["kind"] in ("touchdown", "graze", "simultaneous")][:4]
+    assert [rec["kind"] for rec in landing] == ["touchdown"] * 4, landing
+    assert all(rec["geom1"] == "floor" for rec in landing), landing
+    assert {rec["geom2"] for rec in landing} == FEET, landing
     notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
     assert len(notes) < 5, notes
 
@@ -243,6 +243,7 @@ def test_go1_servo_drop_rigid_plastic_landing(cli, tmp_path):
     assert first["kind"] == "touchdown" and {first["geom1"], first["geom2"]} & FEET, first
     xi = np.array(first["xi"])
     jn = np.array(first["grad_g"])[:GO1_NV]
+    # measured: RL lands first at 0.0616 s, ‖J_n Ξ_vv‖ / ‖J_n‖ 3.8e-16
     assert np.linalg.norm(jn @ xi[GO1_NV:2 * GO1_NV, GO1_NV:2 * GO1_NV]) <= 1e-9 * np.linalg.norm(jn)
 
 
@@ -252,5 +253,6 @@ def test_go1_servo_rigid_from_stand(cli, tmp_path):
     out = tmp_path / "go1_servo_home.jsonl"
     r = cli("rigid", robot("go1_stand"), "--keyframe", "stand", "--duration", "0.1", "--out", out)
     line = next(x for x in r.stdout.splitlines() if x.startswith("start projected"))
-    assert "|dq| " in line, line
+    # measured: 8 contacts (the feet and the lower calf geoms), deepest floor/RL 20.71 mm
+    assert "8 contacts" in line and "deepest floor/RL" in line and "|dq| " in line, line
     assert all(finite(rec) for rec in records(out))
