@@ -197,3 +197,68 @@ def test_panda_cube_drop_rigid_plastic_landing(cli, tmp_path):
     xi = np.array(first["xi"])
     jn = np.array(first["grad_g"])[:PANDA_NV]
     assert np.linalg.norm(jn @ xi[PANDA_NV:2 * PANDA_NV, PANDA_NV:2 * PANDA_NV]) <= 1e-9 * np.linalg.norm(jn)
+
+
+# --- Go1 and Go2 on position servos (models/robots/go1_stand.xml, go2_stand.xml: the packaged robot
+# + 12 servos of ours) ----------------------------------------------------------------------------
+GO_NV = 18
+SERVO_QUADRUPEDS = ["go1_stand", "go2_stand"]
+
+
+@pytest.mark.parametrize("name", SERVO_QUADRUPEDS)
+def test_quadruped_stands_on_its_servos(cli, tmp_path, name):
+    """From `stand` (the home pose settled on the servos, ctrl = the pose) it stands 2 s: no
+    touchdown or liftoff after 0.1 s (measured: no record at all), nothing non-finite, fewer than 5
+    note lines. (Fails with the servo targets at 0.)"""
+    out = tmp_path / "stand.jsonl"
+    r = cli("record", robot(name), "--keyframe", "stand", "--duration", "2", "--out", out, "--quiet")
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    late = [(rec["kind"], rec["time"], rec.get("geom2")) for rec in recs
+            if rec["kind"] in ("touchdown", "liftoff") and rec["time"] > 0.1]
+    assert late == [], late[:5]
+    notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) < 5, notes
+
+
+@pytest.mark.parametrize("name", SERVO_QUADRUPEDS)
+def test_quadruped_servo_drop_lands_on_its_feet(cli, tmp_path, name):
+    """Dropped 5 cm on its servos, the four feet land one touchdown per foot before anything else
+    touches (measured Go1: RL 0.0614 s, RR 0.0615, FL 0.0641, FR 0.0643, the settled pose pitches
+    0.24 deg, and Go1's lower calf geoms, 2 cm above its soft feet that sink 19.7 mm, touch at
+    0.088 s; Go2: RR 0.0768, RL 0.0780, FR 0.0822, FL 0.0832)."""
+    out = tmp_path / "drop.jsonl"
+    r = cli("record", robot(name), "--keyframe", "drop", "--duration", "0.5", "--out", out, "--quiet")
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    landing = [rec for rec in recs if rec["kind"] in ("touchdown", "graze", "simultaneous")][:4]
+    assert [rec["kind"] for rec in landing] == ["touchdown"] * 4, landing
+    assert all(rec["geom1"] == "floor" for rec in landing), landing
+    assert {rec["geom2"] for rec in landing} == FEET, landing
+    notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) < 5, notes
+
+
+@pytest.mark.parametrize("name", SERVO_QUADRUPEDS)
+def test_quadruped_servo_drop_rigid_plastic_landing(cli, tmp_path, name):
+    out = tmp_path / "rigid.jsonl"
+    cli("rigid", robot(name), "--keyframe", "drop", "--duration", "0.2", "--out", out, "--quiet")
+    recs = records(out)
+    assert recs and all(finite(rec) for rec in recs)
+    first = recs[0]
+    assert first["kind"] == "touchdown" and {first["geom1"], first["geom2"]} & FEET, first
+    xi = np.array(first["xi"])
+    jn = np.array(first["grad_g"])[:GO_NV]
+    # measured: RL lands first (Go1 0.0616 s, Go2 0.0752 s), ‖J_n Ξ_vv‖ / ‖J_n‖ 3.8e-16 (both)
+    assert np.linalg.norm(jn @ xi[GO_NV:2 * GO_NV, GO_NV:2 * GO_NV]) <= 1e-9 * np.linalg.norm(jn)
+
+
+@pytest.mark.parametrize("name,contacts,depth", [("go1_stand", 8, "20.71 mm"), ("go2_stand", 4, "4.981 mm")])
+def test_quadruped_servo_rigid_from_stand(cli, tmp_path, name, contacts, depth):
+    """`rigid` from `stand` projects the start out of the floor and says how far (Go1: its feet and
+    lower calf geoms, the package's soft feet sink 19.7 mm in MuJoCo; Go2: its feet)."""
+    out = tmp_path / "stand_rigid.jsonl"
+    r = cli("rigid", robot(name), "--keyframe", "stand", "--duration", "0.1", "--out", out)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("start projected"))
+    assert f"{contacts} contacts" in line and f"deepest floor/RL {depth}" in line and "|dq| " in line, line
+    assert all(finite(rec) for rec in records(out))
