@@ -8,7 +8,9 @@
 
 #include <array>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace saltation::testing {
 
@@ -31,6 +33,31 @@ inline Result RunCli(const std::string& args, const std::string& env = "") {
   r.signaled = WIFSIGNALED(status);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// A row of a command's event table ("time kind contact …", record's and rigid's alike).
+struct TableRow {
+  double time = 0;
+  std::string kind, contact;
+};
+// the rows of `kind` whose contact starts with `contact`, in output order
+inline std::vector<TableRow> TableRows(const std::string& output, const std::string& kind,
+                                       const std::string& contact = "") {
+  std::vector<TableRow> rows;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    TableRow r;
+    if (fields >> r.time >> r.kind >> r.contact && r.kind == kind && r.contact.rfind(contact, 0) == 0) rows.push_back(r);
+  }
+  return rows;
+}
+// their times
+inline std::vector<double> TableTimes(const std::string& output, const std::string& kind, const std::string& contact = "") {
+  std::vector<double> times;
+  for (const TableRow& r : TableRows(output, kind, contact)) times.push_back(r.time);
+  return times;
 }
 
 // a temporary path of this process: ctest runs the cases as parallel processes, and each one writes

@@ -26,17 +26,10 @@ std::string Write(const std::string& name, const std::string& text) {
   return path;
 }
 
-// the times of the first touchdown rows of a command's table
+// the first touchdown's time in a command's table (−1 when there is none)
 double FirstTouchdown(const std::string& output) {
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    double t;
-    std::string kind;
-    if (row >> t >> kind && kind == "touchdown") return t;
-  }
-  return -1;
+  const std::vector<double> t = TableTimes(output, "touchdown");
+  return t.empty() ? -1 : t.front();
 }
 
 std::string ramp_file() { return Write("ramp.csv", "time,lift\n0,0\n1,30\n"); }

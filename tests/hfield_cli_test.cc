@@ -19,28 +19,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// times of the table rows of `kind` for `contact` (prefix) in a command's output
-std::vector<double> Times(const std::string& output, const std::string& kind, const std::string& contact) {
-  std::vector<double> times;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    double t;
-    std::string k, c;
-    if (!(row >> t >> k >> c)) continue;
-    if (k == kind && c.rfind(contact, 0) == 0) times.push_back(t);
-  }
-  return times;
-}
-
 // the ball (radius 0.1 m, centre at 0.7 m) falls 0.6 m onto the terrain's surface at z = 0
 const double kTouchdown = std::sqrt(2 * 0.6 / 9.81);
 
 TEST(HfieldCli, RecordSeesTheBallTouchdown) {
   const Result r = RunCli("record models/terrain_ball.xml --duration 0.5");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::vector<double> t = Times(r.output, "touchdown", "terrain/ball");
+  const std::vector<double> t = TableTimes(r.output, "touchdown", "terrain/ball");
   ASSERT_EQ(t.size(), 1u) << r.output;
   // MuJoCo's soft contact starts within a step (1 ms) of the rigid touchdown (measured 0.349249 s
   // against 0.349749 s)
@@ -50,7 +35,7 @@ TEST(HfieldCli, RecordSeesTheBallTouchdown) {
 TEST(HfieldCli, RigidRunsABallOnAHeightField) {
   const Result r = RunCli("rigid models/terrain_ball.xml --duration 0.5");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::vector<double> t = Times(r.output, "touchdown", "terrain/ball");
+  const std::vector<double> t = TableTimes(r.output, "touchdown", "terrain/ball");
   ASSERT_EQ(t.size(), 1u) << r.output;
   // the exact free fall (printed to 6 decimals: 0.349749 against 0.3497487)
   EXPECT_NEAR(t[0], kTouchdown, 1e-6) << r.output;
@@ -62,28 +47,22 @@ TEST(HfieldCli, RecordSeesTheBoxsFirstTouchdownAtOnset) {
   // band, does not bracket it, and it is now taken at onset, flagged proxy (measured 0.349000 s)
   const Result rigid = RunCli("rigid models/terrain_box.xml --duration 0.37");
   ASSERT_EQ(rigid.exit_code, 0) << rigid.output;
-  const std::vector<double> exact = Times(rigid.output, "touchdown", "terrain/box");
+  const std::vector<double> exact = TableTimes(rigid.output, "touchdown", "terrain/box");
   ASSERT_GE(exact.size(), 1u) << rigid.output;
   const Result r = RunCli("record models/terrain_box.xml --duration 0.4");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("box–hfield"));  // named as seen at onset only
-  const std::vector<double> t = Times(r.output, "touchdown", "terrain/box");
+  const std::vector<double> t = TableTimes(r.output, "touchdown", "terrain/box");
   ASSERT_GE(t.size(), 1u) << r.output;
   EXPECT_NEAR(t[0], exact[0], 1e-3) << r.output;  // within MuJoCo's step (1 ms)
   EXPECT_THAT(r.output, ::testing::ContainsRegex("touchdown +terrain/box@[0-7] .* proxy"));
 }
 
-// the labels (terrain/box@k) of the touchdown rows before t_end
+// the distinct labels (terrain/box@k) of the touchdown rows of `contact` before t_end
 std::vector<std::string> Labels(const std::string& output, const std::string& contact, double t_end) {
   std::vector<std::string> labels;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    double t;
-    std::string k, c;
-    if (!(row >> t >> k >> c) || k != "touchdown" || c.rfind(contact, 0) != 0 || t >= t_end) continue;
-    if (std::find(labels.begin(), labels.end(), c) == labels.end()) labels.push_back(c);
+  for (const TableRow& r : TableRows(output, "touchdown", contact)) {
+    if (r.time < t_end && std::find(labels.begin(), labels.end(), r.contact) == labels.end()) labels.push_back(r.contact);
   }
   return labels;
 }
@@ -99,8 +78,8 @@ TEST(HfieldCli, RecordSeesTheBoxsLaterCorners) {
   for (const char* corner : {"terrain/box@1", "terrain/box@3", "terrain/box@0"}) {
     EXPECT_NE(std::find(labels.begin(), labels.end(), corner), labels.end()) << corner << "\n" << r.output;
   }
-  const std::vector<double> t3 = Times(r.output, "touchdown", "terrain/box@3");
-  const std::vector<double> t0 = Times(r.output, "touchdown", "terrain/box@0");
+  const std::vector<double> t3 = TableTimes(r.output, "touchdown", "terrain/box@3");
+  const std::vector<double> t0 = TableTimes(r.output, "touchdown", "terrain/box@0");
   ASSERT_FALSE(t3.empty() || t0.empty()) << r.output;
   EXPECT_LE(t3[0], 0.357 + 0.0025) << r.output;  // within MuJoCo's step of its first contact (plus the onset's step)
   EXPECT_LE(t0[0], 0.377 + 0.0025) << r.output;
@@ -111,11 +90,11 @@ TEST(HfieldCli, RecordSeesABallOnBumps) {
   // MuJoCo's soft contact starting half a step before the rigid surface)
   const Result rigid = RunCli("rigid models/terrain_bumps_ball.xml --duration 0.36");
   ASSERT_EQ(rigid.exit_code, 0) << rigid.output;
-  const std::vector<double> exact = Times(rigid.output, "touchdown", "bumps/ball");
+  const std::vector<double> exact = TableTimes(rigid.output, "touchdown", "bumps/ball");
   ASSERT_EQ(exact.size(), 1u) << rigid.output;
   const Result r = RunCli("record models/terrain_bumps_ball.xml --duration 0.36");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::vector<double> t = Times(r.output, "touchdown", "bumps/ball");
+  const std::vector<double> t = TableTimes(r.output, "touchdown", "bumps/ball");
   ASSERT_EQ(t.size(), 1u) << r.output;
   EXPECT_NEAR(t[0], exact[0], 1e-3) << r.output;
 }
@@ -126,11 +105,11 @@ TEST(HfieldCli, RecordSeesABoxOnBumps) {
   // cannot follow the second corner: see docs/mujoco.md)
   const Result rigid = RunCli("rigid models/terrain_bumps_box.xml --duration 0.345");
   ASSERT_EQ(rigid.exit_code, 0) << rigid.output;
-  const std::vector<double> exact = Times(rigid.output, "touchdown", "bumps/box");
+  const std::vector<double> exact = TableTimes(rigid.output, "touchdown", "bumps/box");
   ASSERT_EQ(exact.size(), 1u) << rigid.output;
   const Result r = RunCli("record models/terrain_bumps_box.xml --duration 0.36");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::vector<double> t = Times(r.output, "touchdown", "bumps/box");
+  const std::vector<double> t = TableTimes(r.output, "touchdown", "bumps/box");
   ASSERT_GE(t.size(), 1u) << r.output;
   EXPECT_NEAR(t[0], exact[0], 1e-3) << r.output;
   const std::vector<std::string> labels = Labels(r.output, "bumps/box", 0.36);
@@ -144,12 +123,12 @@ TEST(UntrackedCli, RecordSeesAnEllipsoidOnABox) {
   // touchdown 0.317805 s, record 0.317306 s
   const Result rigid = RunCli("rigid models/ellipsoid_on_box.xml --duration 0.4");
   ASSERT_EQ(rigid.exit_code, 0) << rigid.output;
-  const std::vector<double> exact = Times(rigid.output, "touchdown", "egg/table");
+  const std::vector<double> exact = TableTimes(rigid.output, "touchdown", "egg/table");
   ASSERT_EQ(exact.size(), 1u) << rigid.output;
   const Result r = RunCli("record models/ellipsoid_on_box.xml --duration 0.4");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("box–ellipsoid"));  // named as untracked
-  const std::vector<double> t = Times(r.output, "touchdown", "egg/table");
+  const std::vector<double> t = TableTimes(r.output, "touchdown", "egg/table");
   ASSERT_EQ(t.size(), 1u) << r.output;
   EXPECT_NEAR(t[0], exact[0], 1e-3) << r.output;
 }

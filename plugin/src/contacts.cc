@@ -6,18 +6,22 @@
 
 namespace saltation {
 
+int ContactOctant(const mjModel* m, const ContactId& id) {
+  // pairs that touch at one point only (a sphere or an ellipsoid against anything) need no more
+  auto single = [&](int g) { return m->geom_type[g] == mjGEOM_SPHERE || m->geom_type[g] == mjGEOM_ELLIPSOID; };
+  if (single(id.geom1) || single(id.geom2) || !id.anchor.allFinite()) return -1;
+  // the octant of the anchor in geom2's frame: x > 0 adds 1, y > 0 adds 2, z > 0 adds 4 (a box's
+  // corner, a capsule's end)
+  const double tol = 1e-9 * std::max(1.0, id.anchor.norm());
+  return (id.anchor.x() > tol ? 1 : 0) + (id.anchor.y() > tol ? 2 : 0) + (id.anchor.z() > tol ? 4 : 0);
+}
+
 std::string ContactLabel(const Model& model, const ContactId& id) {
   std::string label = model.GeomName(id.geom1) + "/" + model.GeomName(id.geom2);
   const mjModel* m = model.mj();
   if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return label;
-  // pairs that touch at one point only (a sphere or an ellipsoid against anything) need no more
-  auto single = [&](int g) { return m->geom_type[g] == mjGEOM_SPHERE || m->geom_type[g] == mjGEOM_ELLIPSOID; };
-  if (single(id.geom1) || single(id.geom2) || !id.anchor.allFinite()) return label;
-  // the octant of the anchor in geom2's frame: x > 0 adds 1, y > 0 adds 2, z > 0 adds 4 (a box's
-  // corner, a capsule's end)
-  const double tol = 1e-9 * std::max(1.0, id.anchor.norm());
-  const int octant = (id.anchor.x() > tol ? 1 : 0) + (id.anchor.y() > tol ? 2 : 0) + (id.anchor.z() > tol ? 4 : 0);
-  return label + "@" + std::to_string(octant);
+  const int octant = ContactOctant(m, id);
+  return octant < 0 ? label : label + "@" + std::to_string(octant);
 }
 
 bool HasBodyTransmission(const mjModel* m) {

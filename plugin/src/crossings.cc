@@ -26,33 +26,27 @@ double GapRate(const mjModel* m, const mjData* d, const ContactPoint& p) {
   return p.frame.row(0).dot(v[1] - v[0]);
 }
 
-// Features of geom2 a point touches, as ContactId anchors tell them: its octant (ContactLabel's
-// number), and for a box the corner (the octant when the point lies in the outer half of the box
-// along each axis; −1 elsewhere: an edge's middle, a face's inside)
-int Octant(const mjModel* m, const ContactId& id) {
-  // pairs that touch at one point only (a sphere or an ellipsoid against anything): one feature
-  for (int g : {id.geom1, id.geom2}) {
-    if (m->geom_type[g] == mjGEOM_SPHERE || m->geom_type[g] == mjGEOM_ELLIPSOID) return 0;
-  }
-  return (id.anchor.x() > 0 ? 1 : 0) + (id.anchor.y() > 0 ? 2 : 0) + (id.anchor.z() > 0 ? 4 : 0);
-}
+// Features of geom2 a point touches, as ContactId anchors tell them: its octant (ContactOctant,
+// ContactLabel's number; a pair touching at one point only has one feature, −1), and for a box the
+// corner (the octant when the point lies in the outer half of the box along each axis; −1
+// elsewhere: an edge's middle, a face's inside)
 int Corner(const mjModel* m, const ContactId& id) {
   if (m->geom_type[id.geom2] != mjGEOM_BOX) return -1;
   const double* size = m->geom_size + 3 * id.geom2;
   for (int a = 0; a < 3; a++) {
     if (!(std::abs(id.anchor(a)) > 0.5 * size[a])) return -1;
   }
-  return Octant(m, id);
+  return ContactOctant(m, id);
 }
 
 // whether `points` had a point of p's pair on each feature p touches (a height field lists a
 // box's points prism by prism, wandering over its faces: a new corner shows as either)
 bool FeatureListed(const mjModel* m, const std::vector<ContactPoint>& points, const ContactPoint& p) {
-  const int octant = Octant(m, p.id), corner = Corner(m, p.id);
+  const int octant = ContactOctant(m, p.id), corner = Corner(m, p.id);
   bool octant_seen = false, corner_seen = corner < 0;
   for (const ContactPoint& q : points) {
     if (!q.id.SamePair(p.id)) continue;
-    octant_seen = octant_seen || Octant(m, q.id) == octant;
+    octant_seen = octant_seen || ContactOctant(m, q.id) == octant;
     corner_seen = corner_seen || Corner(m, q.id) == corner;
   }
   return octant_seen && corner_seen;

@@ -36,6 +36,10 @@ struct ContactId {
 // corners on the floor read floor/box@0, @1, @2, @3
 std::string ContactLabel(const Model& model, const ContactId& id);
 
+// The k of ContactLabel's "@k": the octant of id's anchor in geom2's frame; −1 for a pair that
+// touches at one point only (a sphere or an ellipsoid against anything) or a non-finite anchor.
+int ContactOctant(const mjModel* m, const ContactId& id);
+
 // One contact point reported by MuJoCo's collision detection on the private model.
 struct ContactPoint {
   ContactId id;             // anchor = current position in geom2's frame
