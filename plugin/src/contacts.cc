@@ -1,5 +1,7 @@
 #include "saltation/contacts.h"
 
+#include "hfield_points.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -66,13 +68,80 @@ void AddPoint(const mjData* d, int g1, int g2, const mjtNum pos[3], const mjtNum
 
 }  // namespace
 
+namespace {
+
+// The margin, gap and condim MuJoCo's narrow phase gives a geom pair: an explicit <pair>, or the
+// sum of the geoms' margins and of their gaps (condim from mj_contactParam's priority rule); the
+// narrow phase detects within margin + gap, and the rigid surface is at dist = margin.
+struct PairParameters {
+  double margin = 0, gap = 0;
+  int condim = 1;
+};
+
+PairParameters ParametersOf(const mjModel* m, int g1, int g2) {
+  PairParameters p;
+  int ipair = -1;
+  for (int k = 0; k < m->npair && ipair < 0; k++) {
+    if ((m->pair_geom1[k] == g1 && m->pair_geom2[k] == g2) || (m->pair_geom1[k] == g2 && m->pair_geom2[k] == g1)) ipair = k;
+  }
+  if (ipair >= 0) {
+    p.margin = m->pair_margin[ipair];
+    p.gap = m->pair_gap[ipair];
+    p.condim = m->pair_dim[ipair];
+  } else {
+    p.margin = m->geom_margin[g1] + m->geom_margin[g2];
+    p.gap = m->geom_gap[g1] + m->geom_gap[g2];
+    const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
+    p.condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
+  }
+  // Contact Override replaces the margin (mj_assignMargin), not the gap
+  if (m->opt.enableflags & mjENBL_OVERRIDE) p.margin = m->opt.o_margin;
+  return p;
+}
+
+void CompleteFrame(mjtNum frame[9]);
+
+// A height field with a box or a sphere: its points from the height field's triangles
+// (hfield_points.h) in place of MuJoCo's one-per-prism points.
+void AddHeightFieldPoints(const Model& model, const mjData* d, int g1, int g2, std::vector<ContactPoint>& points) {
+  const mjModel* m = model.mj();
+  const PairParameters pair = ParametersOf(m, g1, g2);
+  thread_local std::vector<SurfacePoint> surface;
+  HeightFieldPoints(m, d, g1, g2, pair.margin + pair.gap, surface);
+  for (const SurfacePoint& s : surface) {
+    mjtNum frame[9] = {0};
+    mju_copy3(frame, s.normal.data());
+    CompleteFrame(frame);
+    AddPoint(d, g1, g2, s.pos.data(), frame, s.dist - pair.margin, pair.condim, -1, points);
+    // a sphere's points (two in a valley) are told apart by where they touch the terrain: the
+    // anchor in geom2's frame would turn with the rolling ball
+    if (m->geom_type[g2] == mjGEOM_SPHERE) {
+      Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R1(d->geom_xmat + 9 * g1);
+      Eigen::Map<const Eigen::Vector3d> x1(d->geom_xpos + 3 * g1);
+      points.back().id.anchor = R1.transpose() * (s.pos - x1);
+    }
+  }
+}
+
+}  // namespace
+
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points) {
+  const mjModel* m = model.mj();
   points.clear();
+  // height-field pairs MuJoCo found within their band get their own points instead (each once)
+  thread_local std::vector<std::pair<int, int>> own;
+  own.clear();
   for (int i = 0; i < d->ncon; i++) {
     const mjContact& c = d->contact[i];
     if (c.exclude >= 2) continue;  // fused bodies, equality-excluded, no degrees of freedom
+    if (OwnHeightFieldPoints(m, c.geom1, c.geom2)) {
+      const std::pair<int, int> pair{c.geom1, c.geom2};
+      if (std::find(own.begin(), own.end(), pair) == own.end()) own.push_back(pair);
+      continue;
+    }
     AddPoint(d, c.geom1, c.geom2, c.pos, c.frame, c.dist - c.includemargin, c.dim, i, points);
   }
+  for (const auto& [g1, g2] : own) AddHeightFieldPoints(model, d, g1, g2, points);
 }
 
 namespace {
@@ -113,26 +182,13 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
     const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
     mjfCollision collide = mjCOLLISIONFUNC[t1][t2];
     if (!collide) continue;
-    // margin, gap and condim as MuJoCo's narrow phase sets them: an explicit <pair>, or the sum of
-    // the geoms' margins and of their gaps (condim from mj_contactParam's priority rule)
-    int ipair = -1;
-    for (int p = 0; p < m->npair && ipair < 0; p++) {
-      if ((m->pair_geom1[p] == g1 && m->pair_geom2[p] == g2) || (m->pair_geom1[p] == g2 && m->pair_geom2[p] == g1)) ipair = p;
+    if (OwnHeightFieldPoints(m, g1, g2)) {
+      AddHeightFieldPoints(model, d, g1, g2, points);
+      continue;
     }
-    double margin, gap;
-    int condim;
-    if (ipair >= 0) {
-      margin = m->pair_margin[ipair];
-      gap = m->pair_gap[ipair];
-      condim = m->pair_dim[ipair];
-    } else {
-      margin = m->geom_margin[g1] + m->geom_margin[g2];
-      gap = m->geom_gap[g1] + m->geom_gap[g2];
-      const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
-      condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
-    }
-    // Contact Override replaces the margin (mj_assignMargin), not the gap
-    if (m->opt.enableflags & mjENBL_OVERRIDE) margin = m->opt.o_margin;
+    const PairParameters param = ParametersOf(m, g1, g2);
+    const double margin = param.margin, gap = param.gap;
+    const int condim = param.condim;
     std::memset(con, 0, sizeof(con));
     // the narrow phase detects within margin + gap; the rigid surface is at dist = margin
     // (MuJoCo 4's collision functions fill mjPreContact: a normal and an optional tangent; they

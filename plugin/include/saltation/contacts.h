@@ -63,13 +63,17 @@ bool HasBodyTransmission(const mjModel* m);
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 
 // (d after EvaluatePosition) => points: every contact point in d, into `points` (its storage
-// reused: the engine hook's per-step path allocates nothing).
+// reused: the engine hook's per-step path allocates nothing). A height field listed with a box or
+// a sphere gets its points from the height field's triangles instead of MuJoCo's one point per
+// prism (plugin/src/hfield_points.h; mj_index −1; a sphere's anchor is in the height field's
+// frame, so that its two points in a valley keep their identities while the ball rolls).
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
 
 // The contact points of the geom pairs of `ids` alone, from MuJoCo's narrow-phase functions
 // (mjCOLLISIONFUNC) called directly with the margin, gap, condim and frame completion that
 // mj_collision would give them: the same points as ListContacts after a full collision pass,
-// without the broad phase and the other pairs. d needs kinematics (mj_kinematics) only.
+// without the broad phase and the other pairs (height fields with a box or a sphere: the same
+// own points as ListContacts). d needs kinematics (mj_kinematics) only.
 void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
                   std::vector<ContactPoint>& points);
 

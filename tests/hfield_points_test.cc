@@ -1,0 +1,202 @@
+// A height field's own contact points (hfield_points.h, issue 17 item 4): box vertices against
+// the triangle under them, terrain peaks against a box face, a sphere's nearest points (two in a
+// valley), against closed forms on height fields whose triangles are planes; and the rigid
+// reference on a flat height field giving the same events as on a plane.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/loading.h"
+#include "saltation/rigid_simulator.h"
+#include "test_util.h"
+
+namespace saltation::testing {
+namespace {
+
+class HfieldPoints : public MujocoTest {};
+
+// MuJoCo's detection band of the pair (margin + gap, both geoms) in the rigid model, whose gaps
+// are widened by the detection margin
+double Band(const Model& model) {
+  const mjModel* m = model.mj();
+  return m->geom_margin[0] + m->geom_margin[1] + m->geom_gap[0] + m->geom_gap[1];
+}
+
+// the point of `points` nearest to `pos`
+const ContactPoint& Nearest(const std::vector<ContactPoint>& points, const Eigen::Vector3d& pos) {
+  size_t best = 0;
+  for (size_t i = 1; i < points.size(); i++) {
+    if ((points[i].pos - pos).norm() < (points[best].pos - pos).norm()) best = i;
+  }
+  return points.at(best);
+}
+
+// (model, qpos) => the contact points ListContacts gives after a position pass
+std::vector<ContactPoint> PointsAt(const Model& model, const Eigen::VectorXd& qpos) {
+  Data data(model);
+  EvaluatePosition(model, data.main(), qpos.data());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  return points;
+}
+
+Eigen::VectorXd FreePose(double x, double y, double z, const Eigen::Quaterniond& q) {
+  Eigen::VectorXd qpos(7);
+  qpos << x, y, z, q.w(), q.x(), q.y(), q.z();
+  return qpos;
+}
+
+// A ramp: elevation 0 at x = −1, 0.4 at x = 1 (two samples per row: one plane, slope k = 0.2).
+// The box carries a 0.05 m margin: the pair's band.
+const char* kRampBox = R"(
+<mujoco>
+  <asset><hfield name="ramp" nrow="2" ncol="2" size="1 1 0.4 0.1" elevation="0 1 0 1"/></asset>
+  <worldbody>
+    <geom name="ramp" type="hfield" hfield="ramp"/>
+    <body name="box"><freejoint/><geom name="box" type="box" size="0.1 0.08 0.3" margin="0.05"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(HfieldPoints, BoxVerticesOnARampMeasureAlongTheFaceNormal) {
+  ModelPtr m = LoadModelFromString(kRampBox);
+  Model model(m.get());
+  const double k = 0.2, margin = 0.05, band = Band(model);
+  ASSERT_GT(band, margin);
+  const Eigen::Vector3d n = Eigen::Vector3d(-k, 0, 1).normalized();
+  const Eigen::Quaterniond q(Eigen::AngleAxisd(0.3, Eigen::Vector3d(0.2, 1, 0.4).normalized()));
+  const Eigen::Vector3d centre(0.1, -0.2, 0.52);
+  const std::vector<ContactPoint> points = PointsAt(model, FreePose(centre.x(), centre.y(), centre.z(), q));
+  // the closed form: each vertex's distance to the plane z = k (x + 1)
+  int expected = 0;
+  for (int c = 0; c < 8; c++) {
+    const Eigen::Vector3d corner((c & 1 ? 1 : -1) * 0.1, (c & 2 ? 1 : -1) * 0.08, (c & 4 ? 1 : -1) * 0.3);
+    const Eigen::Vector3d v = centre + q * corner;
+    const double dist = (v.z() - k * (v.x() + 1)) / std::sqrt(1 + k * k);
+    if (dist >= band) continue;
+    expected++;
+    bool found = false;
+    for (const ContactPoint& p : points) {
+      if ((p.pos - (v - 0.5 * dist * n)).norm() > 1e-12) continue;
+      found = true;
+      EXPECT_NEAR(p.gap, dist - margin, 1e-12) << "corner " << c;
+      EXPECT_LT((p.frame.row(0).transpose() - n).norm(), 1e-12) << "corner " << c;
+    }
+    EXPECT_TRUE(found) << "corner " << c << " at distance " << dist;
+  }
+  ASSERT_GE(expected, 2);  // the pose puts more than one corner within the band, not all
+  ASSERT_LT(expected, 8);
+  EXPECT_EQ(static_cast<int>(points.size()), expected);
+}
+
+// A pyramid: one sample raised to 0.3 m in the middle of a 3 × 3 grid (the others at 0).
+const char* kPeakBox = R"(
+<mujoco>
+  <asset><hfield name="peak" nrow="3" ncol="3" size="1 1 0.3 0.1" elevation="0 0 0 0 1 0 0 0 0"/></asset>
+  <worldbody>
+    <geom name="peak" type="hfield" hfield="peak"/>
+    <body name="box"><freejoint/><geom name="box" type="box" size="0.2 0.2 0.05" margin="0.05"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(HfieldPoints, APeakUnderABoxFaceTouchesTheFace) {
+  ModelPtr m = LoadModelFromString(kPeakBox);
+  Model model(m.get());
+  // level box, bottom face 0.02 m above the peak, the peak under the face (not under a corner):
+  // MuJoCo's prisms would give the face's deepest point per prism; the rigid contact is the peak
+  const double bottom = 0.3 + 0.02;
+  const std::vector<ContactPoint> points = PointsAt(model, FreePose(0.05, -0.03, bottom + 0.05, Eigen::Quaterniond::Identity()));
+  // the peak's point (the others: the box's corners over the pyramid's faces, farther)
+  const ContactPoint& peak = Nearest(points, Eigen::Vector3d(0, 0, 0.3 + 0.01));
+  EXPECT_NEAR(peak.gap, 0.02 - 0.05, 1e-12);
+  EXPECT_LT((peak.pos - Eigen::Vector3d(0, 0, 0.3 + 0.01)).norm(), 1e-12);
+  EXPECT_LT((peak.frame.row(0).transpose() - Eigen::Vector3d::UnitZ()).norm(), 1e-12);
+  for (const ContactPoint& p : points) {
+    if (&p != &peak) EXPECT_GT(p.gap, peak.gap + 0.05) << "a corner above the pyramid's faces";
+  }
+  // tilted 0.2 rad about y over the peak: the distance along the face's normal
+  const Eigen::Quaterniond q(Eigen::AngleAxisd(0.2, Eigen::Vector3d::UnitY()));
+  const Eigen::Vector3d centre(0.02, 0.01, 0.37);
+  const std::vector<ContactPoint> tilted_points = PointsAt(model, FreePose(centre.x(), centre.y(), centre.z(), q));
+  const Eigen::Vector3d face_normal = q * Eigen::Vector3d::UnitZ();  // from the peak towards the box: its +z
+  const double dist = (Eigen::Vector3d(0, 0, 0.3) - centre).dot(-face_normal) - 0.05;
+  const ContactPoint& tilted = Nearest(tilted_points, Eigen::Vector3d(0, 0, 0.3) + 0.5 * dist * face_normal);
+  EXPECT_NEAR(tilted.gap, dist - 0.05, 1e-12);
+  EXPECT_LT((tilted.pos - (Eigen::Vector3d(0, 0, 0.3) + 0.5 * dist * face_normal)).norm(), 1e-12);
+  EXPECT_LT((tilted.frame.row(0).transpose() - face_normal).norm(), 1e-12);
+}
+
+// A V valley along y: z = 0.5 |x| (three samples per row).
+const char* kValleyBall = R"(
+<mujoco>
+  <asset><hfield name="valley" nrow="2" ncol="3" size="1 1 0.5 0.1" elevation="1 0 1 1 0 1"/></asset>
+  <worldbody>
+    <geom name="valley" type="hfield" hfield="valley"/>
+    <body name="ball"><freejoint/><geom name="ball" type="sphere" size="0.1" margin="0.05"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(HfieldPoints, ABallInAValleyTouchesBothFaces) {
+  ModelPtr m = LoadModelFromString(kValleyBall);
+  Model model(m.get());
+  const double s = 0.5, r = 0.1, margin = 0.05, x = 0.02, z = 0.14;
+  const std::vector<ContactPoint> points = PointsAt(model, FreePose(x, 0.1, z, Eigen::Quaterniond::Identity()));
+  ASSERT_EQ(points.size(), 2u);
+  // the faces z = ±s x: distances (z ∓ s x)/√(1 + s²) from the centre, normals (∓s, 0, 1)/√(1 + s²)
+  for (const double side : {1.0, -1.0}) {
+    const double dist = (z - side * s * x) / std::sqrt(1 + s * s) - r;
+    const Eigen::Vector3d n = Eigen::Vector3d(-side * s, 0, 1).normalized();
+    int found = 0;
+    for (const ContactPoint& p : points) {
+      if ((p.frame.row(0).transpose() - n).norm() > 1e-12) continue;
+      found++;
+      EXPECT_NEAR(p.gap, dist - margin, 1e-12) << "side " << side;
+      const Eigen::Vector3d centre(x, 0.1, z);
+      EXPECT_LT((p.pos - (centre - n * (r + 0.5 * dist))).norm(), 1e-12) << "side " << side;
+    }
+    EXPECT_EQ(found, 1) << "side " << side;
+  }
+  // high above the valley's floor the faces are beyond the band: no point
+  EXPECT_TRUE(PointsAt(model, FreePose(x, 0.1, 0.3 + Band(model) * 1.2 + r, Eigen::Quaterniond::Identity())).empty());
+}
+
+// The same tilted box dropped on a plane and on a flat height field (both at z = 0).
+std::string DropModel(const std::string& ground) {
+  return R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <asset><hfield name="flat" nrow="16" ncol="16" size="1 1 0.1 0.05"/></asset>
+  <worldbody>
+    )" + ground + R"(
+    <body name="box" pos="0.05 0.03 0.7" euler="10 20 5">
+      <freejoint/><geom name="box" type="box" size="0.1 0.08 0.06" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+}
+
+TEST_F(HfieldPoints, TheRigidReferenceOnAFlatHeightFieldIsTheOneOnAPlane) {
+  // four corners land one after the other (0.349 s to 0.39 s), then the box rocks: 11 touchdowns
+  // in 0.6 s on both (before the height field's own points the rigid model stopped at 0.378 s:
+  // "contact terrain/box@2 appeared penetrating")
+  ModelPtr plane_m = LoadModelFromString(DropModel(R"(<geom name="ground" type="plane" size="1 1 0.1"/>)"));
+  ModelPtr field_m = LoadModelFromString(DropModel(R"(<geom name="ground" type="hfield" hfield="flat"/>)"));
+  Model plane(plane_m.get()), field(field_m.get());
+  RigidSimulator plane_sim(plane), field_sim(field);
+  const State x0 = InitialState(plane_m.get(), "");
+  HybridState a = plane_sim.Initialize(x0), b = field_sim.Initialize(x0);
+  const std::vector<RigidEvent> ea = plane_sim.Advance(a, 0.6), eb = field_sim.Advance(b, 0.6);
+  ASSERT_GE(ea.size(), 4u);
+  ASSERT_EQ(ea.size(), eb.size());
+  for (size_t i = 0; i < ea.size(); i++) {
+    EXPECT_EQ(ea[i].kind, eb[i].kind) << i;
+    EXPECT_EQ(ContactLabel(plane, ea[i].contact), ContactLabel(field, eb[i].contact)) << i;
+    EXPECT_NEAR(ea[i].time, eb[i].time, 1e-12) << i;
+    const Eigen::MatrixXd xa = ea[i].xi.Dense(), xb = eb[i].xi.Dense();
+    EXPECT_LT((xa - xb).cwiseAbs().maxCoeff(), 1e-9 * std::max(1.0, xa.cwiseAbs().maxCoeff())) << i;
+  }
+  EXPECT_LT((a.x.qpos - b.x.qpos).cwiseAbs().maxCoeff(), 1e-12);
+}
+
+}  // namespace
+}  // namespace saltation::testing
