@@ -3,7 +3,7 @@
 // an ellipsoid on a box (MuJoCo collides them; the pair's band cannot be widened exactly, so the
 // hook sees them once they touch: exactly where the rigid model's guard brackets them inside the
 // step, else at onset, flagged proxy), and `rigid` runs balls and boxes on height fields (their
-// points from the height field's own triangles, hfield_points.h).
+// points from the height field's own triangles, own_points.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -48,7 +48,7 @@ TEST(HfieldCli, RecordSeesTheBoxsFirstTouchdownInsideTheStep) {
   // the box's corner touches the height field first at the rigid model's exact 0.348653 s; record
   // used to miss it (its first record at 0.493 s), then took it at onset, flagged proxy: MuJoCo
   // lists one point per triangular prism, the deepest. With the height field's own points
-  // (hfield_points.h) the hook's rigid guard brackets it inside the step (measured 0.348154 s)
+  // (own_points.h) the hook's rigid guard brackets it inside the step (measured 0.348154 s)
   const Result rigid = RunCli("rigid models/terrain_box.xml --duration 0.37");
   ASSERT_EQ(rigid.exit_code, 0) << rigid.output;
   const std::vector<double> exact = TableTimes(rigid.output, "touchdown", "terrain/box");

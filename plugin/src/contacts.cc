@@ -1,6 +1,6 @@
 #include "saltation/contacts.h"
 
-#include "hfield_points.h"
+#include "own_points.h"
 
 #include <algorithm>
 #include <cstring>
@@ -101,13 +101,13 @@ PairParameters ParametersOf(const mjModel* m, int g1, int g2) {
 
 void CompleteFrame(mjtNum frame[9]);
 
-// A height field with a box or a sphere: its points from the height field's triangles
-// (hfield_points.h) in place of MuJoCo's one-per-prism points.
-void AddHeightFieldPoints(const Model& model, const mjData* d, int g1, int g2, std::vector<ContactPoint>& points) {
+// A pair whose points this library computes itself (own_points.h: a height field with a box or a
+// sphere, a plane with a mesh) in place of MuJoCo's.
+void AddOwnPoints(const Model& model, const mjData* d, int g1, int g2, std::vector<ContactPoint>& points) {
   const mjModel* m = model.mj();
   const PairParameters pair = ParametersOf(m, g1, g2);
   thread_local std::vector<SurfacePoint> surface;
-  HeightFieldPoints(m, d, g1, g2, pair.margin + pair.gap, surface);
+  OwnPoints(m, d, g1, g2, pair.margin + pair.gap, surface);
   for (const SurfacePoint& s : surface) {
     mjtNum frame[9] = {0};
     mju_copy3(frame, s.normal.data());
@@ -128,20 +128,20 @@ void AddHeightFieldPoints(const Model& model, const mjData* d, int g1, int g2, s
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points) {
   const mjModel* m = model.mj();
   points.clear();
-  // height-field pairs MuJoCo found within their band get their own points instead (each once)
+  // pairs MuJoCo found within their band whose points are our own (own_points.h): once each
   thread_local std::vector<std::pair<int, int>> own;
   own.clear();
   for (int i = 0; i < d->ncon; i++) {
     const mjContact& c = d->contact[i];
     if (c.exclude >= 2) continue;  // fused bodies, equality-excluded, no degrees of freedom
-    if (OwnHeightFieldPoints(m, c.geom1, c.geom2)) {
+    if (HasOwnPoints(m, c.geom1, c.geom2)) {
       const std::pair<int, int> pair{c.geom1, c.geom2};
       if (std::find(own.begin(), own.end(), pair) == own.end()) own.push_back(pair);
       continue;
     }
     AddPoint(d, c.geom1, c.geom2, c.pos, c.frame, c.dist - c.includemargin, c.dim, i, points);
   }
-  for (const auto& [g1, g2] : own) AddHeightFieldPoints(model, d, g1, g2, points);
+  for (const auto& [g1, g2] : own) AddOwnPoints(model, d, g1, g2, points);
 }
 
 namespace {
@@ -182,8 +182,8 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
     const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
     mjfCollision collide = mjCOLLISIONFUNC[t1][t2];
     if (!collide) continue;
-    if (OwnHeightFieldPoints(m, g1, g2)) {
-      AddHeightFieldPoints(model, d, g1, g2, points);
+    if (HasOwnPoints(m, g1, g2)) {
+      AddOwnPoints(model, d, g1, g2, points);
       continue;
     }
     const PairParameters param = ParametersOf(m, g1, g2);

@@ -1,4 +1,4 @@
-#include "hfield_points.h"
+#include "own_points.h"
 
 #include <algorithm>
 #include <cmath>
@@ -231,7 +231,6 @@ bool OwnHeightFieldPoints(const mjModel* m, int g1, int g2) {
 
 void HeightFieldPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                        std::vector<SurfacePoint>& out) {
-  out.clear();
   if (!OwnHeightFieldPoints(m, g1, g2)) return;
   const Grid grid(m, g1);
   if (grid.nrow < 2 || grid.ncol < 2) return;

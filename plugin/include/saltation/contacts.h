@@ -63,10 +63,11 @@ bool HasBodyTransmission(const mjModel* m);
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 
 // (d after EvaluatePosition) => points: every contact point in d, into `points` (its storage
-// reused: the engine hook's per-step path allocates nothing). A height field listed with a box or
-// a sphere gets its points from the height field's triangles instead of MuJoCo's one point per
-// prism (plugin/src/hfield_points.h; mj_index −1; a sphere's anchor is in the height field's
-// frame, so that its two points in a valley keep their identities while the ball rolls).
+// reused: the engine hook's per-step path allocates nothing). Pairs whose points are our own
+// (plugin/src/own_points.h; mj_index −1): a height field with a box or a sphere, from the height
+// field's triangles instead of MuJoCo's one point per prism (a sphere's anchor is in the height
+// field's frame, so that its two points in a valley keep their identities while the ball rolls);
+// a plane with a mesh, every hull vertex within the band.
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
 
 // The contact points of the geom pairs of `ids` alone, from MuJoCo's narrow-phase functions

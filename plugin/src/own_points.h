@@ -1,6 +1,8 @@
-// Contact points of a height field against a box or a sphere, from the height field's own
-// triangles.
+// Contact points this library computes itself where MuJoCo's narrow phase gives too few for a
+// rigid model: a height field against a box or a sphere (hfield_points.cc), a plane against a
+// mesh (plane_mesh_points.cc).
 //
+// Height fields, from their own triangles:
 // MuJoCo's height-field collision (mjc_ConvexHField) runs one convex test per triangular prism
 // and keeps one point per prism, the deepest: a box corner near the surface is not listed while
 // another part of the box is deeper in the same prism, so the rigid reference saw corners "appear
@@ -15,9 +17,15 @@
 // sample (r, c) to (r + 1, c + 1); sample (r, c) sits at x = c·dx − size[0], y = r·dy − size[1],
 // z = data[r·ncol + c]·size[2] in the height field geom's frame.
 //
-// Reads m's height field, geom sizes and types, d's geom_xpos and geom_xmat; writes `out`.
-#ifndef SALTATION_HFIELD_POINTS_H_
-#define SALTATION_HFIELD_POINTS_H_
+// A plane against a mesh: MuJoCo (mjc_PlaneConvex) lists the mesh's deepest vertex and at most
+// three of its neighbours on the hull graph, so a vertex of a landing robot's trunk mesh that
+// reaches the floor is not listed until it is among them (the rigid reference saw it "appear
+// penetrating"). Here: every vertex of the mesh's convex hull (MuJoCo collides the hull) within
+// the band, its distance along the plane's normal (MuJoCo's planes are unbounded).
+//
+// Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
+#ifndef SALTATION_OWN_POINTS_H_
+#define SALTATION_OWN_POINTS_H_
 
 #include <mujoco/mujoco.h>
 
@@ -32,14 +40,22 @@ struct SurfacePoint {
   double dist = 0;         // signed distance between the surfaces (negative: penetrating)
 };
 
-// Whether g1 is a height field and g2 a box or a sphere (the pairs HeightFieldPoints serves).
+// Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:
+// a height field with a box or a sphere, a plane with a mesh.
+bool HasOwnPoints(const mjModel* m, int g1, int g2);
+
+// (d's geom poses) => out: the points of such a pair whose distance is below `band` (MuJoCo's
+// detection band of the pair, margin + gap). `out` is cleared.
+void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out);
+
+// The two families (OwnPoints dispatches; each clears nothing, appends to `out`).
 bool OwnHeightFieldPoints(const mjModel* m, int g1, int g2);
 
-// (d's geom poses) => out: the points of the pair (g1 a height field, g2 a box or sphere) whose
-// distance is below `band` (MuJoCo's detection band of the pair, margin + gap). `out` is cleared.
 void HeightFieldPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                        std::vector<SurfacePoint>& out);
+bool OwnPlaneMeshPoints(const mjModel* m, int g1, int g2);
+void PlaneMeshPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out);
 
 }  // namespace saltation
 
-#endif  // SALTATION_HFIELD_POINTS_H_
+#endif  // SALTATION_OWN_POINTS_H_

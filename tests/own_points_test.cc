@@ -1,7 +1,8 @@
-// A height field's own contact points (hfield_points.h, issue 17 item 4): box vertices against
-// the triangle under them, terrain peaks against a box face, a sphere's nearest points (two in a
-// valley), against closed forms on height fields whose triangles are planes; and the rigid
-// reference on a flat height field giving the same events as on a plane.
+// Contact points of our own (own_points.h): a height field's (issue 17 item 4) — box vertices
+// against the triangle under them, terrain peaks against a box face, a sphere's nearest points
+// (two in a valley), against closed forms on height fields whose triangles are planes, and the
+// rigid reference on a flat height field giving the same events as on a plane; a plane against a
+// mesh (every hull vertex within the band): a puck mesh lands on every corner and comes to rest.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@
 namespace saltation::testing {
 namespace {
 
-class HfieldPoints : public MujocoTest {};
+class OwnPoints : public MujocoTest {};
 
 // MuJoCo's detection band of the pair (margin + gap, both geoms) in the rigid model, whose gaps
 // are widened by the detection margin
@@ -58,7 +59,7 @@ const char* kRampBox = R"(
   </worldbody>
 </mujoco>)";
 
-TEST_F(HfieldPoints, BoxVerticesOnARampMeasureAlongTheFaceNormal) {
+TEST_F(OwnPoints, BoxVerticesOnARampMeasureAlongTheFaceNormal) {
   ModelPtr m = LoadModelFromString(kRampBox);
   Model model(m.get());
   const double k = 0.2, margin = 0.05, band = Band(model);
@@ -99,7 +100,7 @@ const char* kPeakBox = R"(
   </worldbody>
 </mujoco>)";
 
-TEST_F(HfieldPoints, APeakUnderABoxFaceTouchesTheFace) {
+TEST_F(OwnPoints, APeakUnderABoxFaceTouchesTheFace) {
   ModelPtr m = LoadModelFromString(kPeakBox);
   Model model(m.get());
   // level box, bottom face 0.02 m above the peak, the peak under the face (not under a corner):
@@ -136,7 +137,7 @@ const char* kValleyBall = R"(
   </worldbody>
 </mujoco>)";
 
-TEST_F(HfieldPoints, ABallInAValleyTouchesBothFaces) {
+TEST_F(OwnPoints, ABallInAValleyTouchesBothFaces) {
   ModelPtr m = LoadModelFromString(kValleyBall);
   Model model(m.get());
   const double s = 0.5, r = 0.1, margin = 0.05, x = 0.02, z = 0.14;
@@ -175,7 +176,7 @@ std::string DropModel(const std::string& ground) {
 </mujoco>)";
 }
 
-TEST_F(HfieldPoints, TheRigidReferenceOnAFlatHeightFieldIsTheOneOnAPlane) {
+TEST_F(OwnPoints, TheRigidReferenceOnAFlatHeightFieldIsTheOneOnAPlane) {
   // four corners land one after the other (0.349 s to 0.39 s), then the box rocks: 11 touchdowns
   // in 0.6 s on both (before the height field's own points the rigid model stopped at 0.378 s:
   // "contact terrain/box@2 appeared penetrating")
@@ -196,6 +197,67 @@ TEST_F(HfieldPoints, TheRigidReferenceOnAFlatHeightFieldIsTheOneOnAPlane) {
     EXPECT_LT((xa - xb).cwiseAbs().maxCoeff(), 1e-9 * std::max(1.0, xa.cwiseAbs().maxCoeff())) << i;
   }
   EXPECT_LT((a.x.qpos - b.x.qpos).cwiseAbs().maxCoeff(), 1e-12);
+}
+
+// Corner k of an octagonal puck (a prism, radius 0.12 m, height 0.1 m): the bottom ones first,
+// to the 6 decimals the MJCF gets
+Eigen::Vector3d PuckCorner(int k) {
+  const double a = M_PI / 8 + (k % 8) * M_PI / 4;
+  return {std::stod(std::to_string(0.12 * std::cos(a))), std::stod(std::to_string(0.12 * std::sin(a))), k < 8 ? -0.05 : 0.05};
+}
+
+// The puck as a mesh, tilted, dropped on a plane.
+std::string PuckDrop() {
+  std::string vertices;
+  for (int k = 0; k < 16; k++) {
+    const Eigen::Vector3d c = PuckCorner(k);
+    vertices += std::to_string(c.x()) + " " + std::to_string(c.y()) + " " + std::to_string(c.z()) + "  ";
+  }
+  return R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <asset><mesh name="puck" vertex=")" + vertices + R"("/></asset>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="puck" pos="0.05 0.03 0.5" euler="10 20 5">
+      <freejoint/><geom name="puck" type="mesh" mesh="puck" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+}
+
+TEST_F(OwnPoints, APuckMeshLandsOnAPlaneOnEveryCorner) {
+  // MuJoCo lists a mesh's deepest hull vertex and at most three of its neighbours on the hull
+  // graph: the rigid reference lost the puck's corners as it rocked onto them ("active contact
+  // floor/puck@2 has no contact point within the detection margin" at 0.374 s). With every hull
+  // vertex within the band it lands, rocks (48 touchdowns in 1 s) and comes to rest on its face.
+  ModelPtr m = LoadModelFromString(PuckDrop());
+  Model model(m.get());
+  // the points: every hull vertex within the band, at its height (the mesh keeps its vertices in
+  // single precision: 1e-8)
+  const Eigen::Quaterniond q(Eigen::AngleAxisd(0.5, Eigen::Vector3d(1, 2, 0.5).normalized()));
+  const double z0 = 0.07;
+  const std::vector<ContactPoint> points = PointsAt(model, FreePose(0, 0, z0, q));
+  int within = 0;
+  for (int k = 0; k < 16; k++) {
+    const Eigen::Vector3d v = Eigen::Vector3d(0, 0, z0) + q * PuckCorner(k);
+    if (v.z() >= Band(model)) continue;
+    within++;
+    const ContactPoint& p = Nearest(points, v - 0.5 * v.z() * Eigen::Vector3d::UnitZ());
+    EXPECT_NEAR(p.gap, v.z(), 1e-8) << k;
+    EXPECT_LT((p.pos - (v - 0.5 * v.z() * Eigen::Vector3d::UnitZ())).norm(), 1e-8) << k;
+  }
+  ASSERT_GE(within, 5);  // more than MuJoCo's four
+  EXPECT_EQ(static_cast<int>(points.size()), within);
+
+  RigidSimulator sim(model);
+  HybridState s = sim.Initialize(InitialState(m.get(), ""));
+  const std::vector<RigidEvent> events = sim.Advance(s, 1.0);
+  EXPECT_GE(events.size(), 20u);
+  // at rest on its face: the eight bottom corners held, the centre half the height up
+  EXPECT_EQ(s.mode.contacts.size(), 8u);
+  EXPECT_NEAR(s.x.qpos(2), 0.05, 1e-8);
+  EXPECT_LT(s.x.qvel.norm(), 1e-9);
 }
 
 }  // namespace
