@@ -24,11 +24,14 @@ void Capture(const mjModel* m, const mjData* d, SavedStep& s) {
 Resimulator::Resimulator(mjModel* m, mjtSize start_arena) : model_(m) {
   // the stepped model's widened band lists more contacts than the user's arena may hold (model.h):
   // the full size is the user's arena and the band's room, the starting size a small one
-  const mjtSize user_arena = m->narena;
+  struct PutBack {
+    mjModel* m;
+    mjtSize narena;
+    ~PutBack() { m->narena = narena; }
+  } put_back{m, m->narena};
   AddBandArena(m);
   full_arena_ = m->narena;
   data_ = MakeSizedData(m, start_arena > 0 ? std::min(start_arena, full_arena_) : 0);
-  m->narena = user_arena;
 }
 
 template <typename Op>
