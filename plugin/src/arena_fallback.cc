@@ -1,16 +1,27 @@
 #include "arena_fallback.h"
 
 #include <cstring>
+#include <utility>
 
-#include "saltation/errors.h"
+#include "private_arena.h"
 
 namespace saltation {
 
-ArenaFallback::ArenaFallback(const mjModel* user_model) : narrow_(mj_copyModel(nullptr, user_model)) {
-  if (!narrow_) throw MujocoError("could not copy the model");
+ArenaFallback::ArenaFallback(const mjModel* user_model)
+    : geom_gap_(user_model->geom_gap, user_model->geom_gap + user_model->ngeom),
+      pair_gap_(user_model->pair_gap, user_model->pair_gap + user_model->npair) {}
+
+namespace {
+
+// exchanges the model's gaps with `geom`, `pair`
+void SwapGaps(mjModel* m, std::vector<mjtNum>& geom, std::vector<mjtNum>& pair) {
+  for (int g = 0; g < m->ngeom; g++) std::swap(m->geom_gap[g], geom[g]);
+  for (int p = 0; p < m->npair; p++) std::swap(m->pair_gap[p], pair[p]);
 }
 
-bool ArenaFallback::Step(const mjModel* wide, mjData* d) {
+}  // namespace
+
+bool ArenaFallback::Step(mjModel* wide, mjData* d) {
   // everything mj_step reads (MuJoCo's integration state), and the warnings as they were
   constexpr int kSig = mjSTATE_INTEGRATION;
   state_.resize(mj_stateSize(wide, kSig));
@@ -19,23 +30,25 @@ bool ArenaFallback::Step(const mjModel* wide, mjData* d) {
   std::memcpy(saved, d->warning, sizeof(saved));
   // mj_warning prints only the first warning of a kind: counting one already keeps the widened
   // attempt's arena warnings quiet, and a count above it tells that the arena filled
-  const int arena[] = {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL};
-  int before[2];
-  for (int i = 0; i < 2; i++) {
-    if (d->warning[arena[i]].number == 0) d->warning[arena[i]].number = 1;
-    before[i] = d->warning[arena[i]].number;
-  }
+  ArenaMark::Quiet(d);
+  const ArenaMark mark(d);
   mj_step(wide, d);
-  bool full = false;
-  for (int i = 0; i < 2; i++) full = full || d->warning[arena[i]].number > before[i];
-  if (!full) {
-    for (int w : arena) d->warning[w] = saved[w];  // the step's other warnings stay
+  if (!mark.Filled(d)) {
+    for (int w : {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL}) d->warning[w] = saved[w];  // the step's other warnings stay
     return false;
   }
-  // retake the step as the user's model takes it: its own warnings, printed as MuJoCo prints them
+  // retake the step as the user's model takes it: its own gaps, its own warnings, printed as
+  // MuJoCo prints them
   std::memcpy(d->warning, saved, sizeof(saved));
-  mj_setState(narrow_.get(), d, state_.data(), kSig);
-  mj_step(narrow_.get(), d);
+  mj_setState(wide, d, state_.data(), kSig);
+  SwapGaps(wide, geom_gap_, pair_gap_);
+  try {
+    mj_step(wide, d);
+  } catch (...) {
+    SwapGaps(wide, geom_gap_, pair_gap_);
+    throw;
+  }
+  SwapGaps(wide, geom_gap_, pair_gap_);
   narrow_steps_++;
   return true;
 }

@@ -5,15 +5,18 @@
 // 200 bodies) that list can fill the arena the user's model sized for its own contacts, and MuJoCo
 // drops contacts and warns "Too many contacts" where the user's model does not. So:
 //
-//   ArenaFallback (user model)      copies it (the narrow model: gaps as the user set them)
+//   ArenaFallback (user model)      keeps its geom and pair gaps (the narrow model differs from the
+//                                   wide one in those only: near_contacts.h)
 //   Step (wide model, d)            one mj_step(wide, d); when it filled the arena (contacts or
-//                                   constraints), d is put back to its state before the step and the
-//                                   step retaken with the narrow model: d is then bitwise what a bare
+//                                   constraints: ArenaMark, private_arena.h), d is put back to its
+//                                   state before the step and the step retaken with the user's gaps
+//                                   in the wide model (put back after): d is then bitwise what a bare
 //                                   mj_step(user model, d) gives, warnings included. Returns whether
 //                                   it was retaken.
 //   narrow_steps ()                 how many steps were retaken
 //
-// Reads and writes d (state, warnings); the widened attempt's arena warnings are not printed.
+// Reads and writes d (state, warnings) and, during a retaken step, the wide model's gaps; the
+// widened attempt's arena warnings are not printed.
 #ifndef SALTATION_ARENA_FALLBACK_H_
 #define SALTATION_ARENA_FALLBACK_H_
 
@@ -28,11 +31,11 @@ namespace saltation {
 class ArenaFallback {
  public:
   explicit ArenaFallback(const mjModel* user_model);
-  bool Step(const mjModel* wide, mjData* d);
+  bool Step(mjModel* wide, mjData* d);
   long narrow_steps() const { return narrow_steps_; }
 
  private:
-  ModelPtr narrow_;
+  std::vector<mjtNum> geom_gap_, pair_gap_;  // the user's
   std::vector<mjtNum> state_;
   long narrow_steps_ = 0;
 };

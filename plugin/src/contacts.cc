@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "private_arena.h"
+
 namespace saltation {
 
 int ContactOctant(const mjModel* m, const ContactId& id) {
@@ -35,6 +37,9 @@ bool HasBodyTransmission(const mjModel* m) {
 
 void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   const mjModel* m = model.mj();
+  // a small private arena (DataArena::kSized) that was half used grows now, before the pass
+  // rebuilds its contents
+  GrowIfHalfUsed(d, m->narena);
   mju_copy(d->qpos, qpos, m->nq);
   // the parts of mj_fwdPosition this library reads: kinematics, M and its factor, contacts, and
   // the equality rows (not the projections onto the constraint space, O(nefc²))
@@ -43,8 +48,15 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   mj_tendon(m, d);
   mj_makeM(m, d);  // MuJoCo 4: mj_makeM assembles M (CRB included), as mj_fwdPosition does
   mj_factorM(m, d);
+  const ArenaMark mark(d);
   mj_collision(m, d);
   if (m->neq || HasBodyTransmission(m)) mj_makeConstraint(m, d);
+  if (mark.Filled(d) && d->narena < m->narena) {
+    // a small private arena (DataArena::kSized) dropped contacts or rows: the full one, and again
+    GrowArena(d, m->narena);
+    mj_collision(m, d);
+    if (m->neq || HasBodyTransmission(m)) mj_makeConstraint(m, d);
+  }
 }
 
 namespace {

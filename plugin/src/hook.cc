@@ -63,7 +63,7 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
   model_ = std::make_unique<Model>(m, options_.model);
   restitution_ = RestitutionTable(*model_);
   if (options_.restitution == RestitutionSource::kOverride) restitution_.SetAll(options_.restitution_override);
-  data_ = std::make_unique<Data>(*model_);
+  data_ = std::make_unique<Data>(*model_, DataArena::kSized);
   force_tol_ = DefaultForceTolerance(m);
   if (options_.near_miss_distance < 0) options_.near_miss_distance = 0.1 * model_->detect_margin();
   if (options_.release_gap < 0) options_.release_gap = 1e-3;

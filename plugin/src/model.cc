@@ -5,6 +5,7 @@
 
 #include "saltation/config.h"
 #include "saltation/errors.h"
+#include "private_arena.h"
 
 namespace saltation {
 
@@ -49,8 +50,14 @@ std::string GeomLabel(const mjModel* m, int geom) {
 
 std::string Model::GeomName(int geom) const { return GeomLabel(m_.get(), geom); }
 
-Data::Data(const Model& model)
-    : main_(mj_makeData(model.mj())), aux_(mj_makeData(model.mj())) {
+Data::Data(const Model& model, DataArena arena) {
+  if (arena == DataArena::kSized) {
+    main_ = MakeSizedData(model.mj());
+    aux_ = MakeSizedData(model.mj());
+    return;
+  }
+  main_.reset(mj_makeData(model.mj()));
+  aux_.reset(mj_makeData(model.mj()));
   if (!main_ || !aux_) throw MujocoError("could not allocate mjData");
 }
 

@@ -1,6 +1,9 @@
 #include "resimulation.h"
 
+#include <algorithm>
+
 #include "saltation/contacts.h"
+#include "private_arena.h"
 #include "saltation/errors.h"
 
 namespace saltation {
@@ -18,16 +21,46 @@ void Capture(const mjModel* m, const mjData* d, SavedStep& s) {
   s.mocap_quat = Eigen::Map<const Eigen::VectorXd>(d->mocap_quat, 4 * m->nmocap);
 }
 
-Resimulator::Resimulator(const mjModel* m) : model_(mj_copyModel(nullptr, m)) {
-  if (!model_) throw MujocoError("could not copy the model");
-  // the stepped model's widened band lists more contacts than the user's arena may hold (model.h)
-  AddBandArena(model_.get());
-  data_.reset(mj_makeData(model_.get()));
-  if (!data_) throw MujocoError("could not allocate mjData");
+Resimulator::Resimulator(mjModel* m, mjtSize start_arena) : model_(m) {
+  // the stepped model's widened band lists more contacts than the user's arena may hold (model.h):
+  // the full size is the user's arena and the band's room, the starting size a small one
+  struct PutBack {
+    mjModel* m;
+    mjtSize narena;
+    ~PutBack() { m->narena = narena; }
+  } put_back{m, m->narena};
+  AddBandArena(m);
+  full_arena_ = m->narena;
+  data_ = MakeSizedData(m, start_arena > 0 ? std::min(start_arena, full_arena_) : 0);
+}
+
+template <typename Op>
+void Resimulator::Sized(Op op) {
+  mjData* d = data_.get();
+  GrowIfHalfUsed(d, full_arena_);  // before op rebuilds the arena's contents
+  const ArenaMark mark(d);
+  op();
+  if (d->narena < full_arena_ && mark.Filled(d)) {
+    GrowArena(d, full_arena_);
+    op();
+  }
+}
+
+template <typename Op>
+void Resimulator::WithTimestep(double h, Op op) {
+  const double dt = model_->opt.timestep;
+  model_->opt.timestep = h;
+  try {
+    op();
+  } catch (...) {
+    model_->opt.timestep = dt;
+    throw;
+  }
+  model_->opt.timestep = dt;
 }
 
 void Resimulator::Load(const SavedStep& from) {
-  const mjModel* m = model_.get();
+  const mjModel* m = model_;
   mjData* out = data_.get();
   out->time = from.time;
   Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = from.qpos;
@@ -42,17 +75,16 @@ void Resimulator::Load(const SavedStep& from) {
 }
 
 void Resimulator::Step(const SavedStep& from, double h) {
-  Load(from);
-  const double dt = model_->opt.timestep;
-  model_->opt.timestep = h;
-  mj_step(model_.get(), data_.get());
-  model_->opt.timestep = dt;
+  Sized([&] {
+    Load(from);
+    WithTimestep(h, [&] { mj_step(model_, data_.get()); });
+  });
 }
 
 bool Resimulator::ForwardIgnoresTimestep() const {
   // MuJoCo's forward pass reads the timestep only through refsafe, which raises every solref
   // time constant below 2·timestep to it (checked per geom: a pair mixes two of them)
-  const mjModel* m = model_.get();
+  const mjModel* m = model_;
   if (mjDISABLED(mjDSBL_REFSAFE)) return true;
   const double limit = 2 * m->opt.timestep;
   auto below = [&](const mjtNum* solref, int n) {
@@ -71,43 +103,44 @@ void Resimulator::PrepareSubsteps(const SavedStep& from) {
   // mj_step is mj_forward at the start state and then the integrator: with Euler only the latter
   // depends on the step length (unless refsafe raises a time constant: ForwardIgnoresTimestep),
   // so one forward serves every sub-step (bitwise what mj_step gives)
-  mjData* out = data_.get();
-  Load(from);
-  mj_checkPos(model_.get(), out);
-  mj_checkVel(model_.get(), out);
-  mj_forward(model_.get(), out);
-  mj_checkAcc(model_.get(), out);
+  Sized([&] {
+    mjData* out = data_.get();
+    Load(from);
+    mj_checkPos(model_, out);
+    mj_checkVel(model_, out);
+    mj_forward(model_, out);
+    mj_checkAcc(model_, out);
+  });
+  const mjData* out = data_.get();
   // the forward pass normalises quaternions in qpos: the integrator starts from that
   substep_qpos_ = Eigen::Map<const Eigen::VectorXd>(out->qpos, model_->nq);
 }
 
 void Resimulator::Substep(const SavedStep& from, double h) {
-  const mjModel* m = model_.get();
+  const mjModel* m = model_;
   mjData* out = data_.get();
   // the integrator reads the forward pass's outputs and the state, which it overwrites
   out->time = from.time;
   Eigen::Map<Eigen::VectorXd>(out->qpos, m->nq) = substep_qpos_;
   Eigen::Map<Eigen::VectorXd>(out->qvel, m->nv) = from.qvel;
   Eigen::Map<Eigen::VectorXd>(out->act, m->na) = from.act;
-  const double dt = model_->opt.timestep;
-  model_->opt.timestep = h;
-  mj_Euler(model_.get(), out);
-  model_->opt.timestep = dt;
+  WithTimestep(h, [&] { mj_Euler(model_, out); });
 }
 
 Eigen::MatrixXd Resimulator::StepJacobian(const SavedStep& from, double h, double eps) {
-  const mjModel* m = model_.get();
+  const mjModel* m = model_;
   const int n = TangentDim(m);
-  mjData* d = data_.get();
   RowMatrix A(n, n);
   if (m->opt.integrator != mjINT_RK4) {
     // MuJoCo's own finite differences (forward, eps) from the saved state and inputs; MuJoCo 4
     // leaves d's time and state as they were (MujocoFacts.TransitionFDRestoresTimeAndState)
-    Load(from);
-    const double dt = model_->opt.timestep;
-    model_->opt.timestep = h;
-    mjd_transitionFD(model_.get(), d, eps, 0, A.data(), nullptr, nullptr, nullptr);
-    model_->opt.timestep = dt;
+    // mjd_transitionFD takes O(n²) of MuJoCo's stack, which cannot report a shortage: the full
+    // arena (as the user's data would have)
+    GrowArena(data_.get(), full_arena_);
+    Sized([&] {
+      Load(from);
+      WithTimestep(h, [&] { mjd_transitionFD(model_, data_.get(), eps, 0, A.data(), nullptr, nullptr, nullptr); });
+    });
     return A;
   }
   // RK4: MuJoCo 4 refuses it in mjd_transitionFD (MujocoFacts.TransitionFDRefusesRK4; 2.2.2

@@ -8,8 +8,11 @@
 //                                              ForwardIgnoresTimestep())
 //   Resimulator::StepJacobian (x_k, h, eps)    => ∂x_{k+1}/∂x_k of MuJoCo's step (tangent layout)
 //
-// Reads and writes only its own copy of the model (the timestep is changed during a call and put
-// back) and its own mjData; the caller's model and data are never touched.
+// Borrows the stepped model (the hook's copy, which outlives it): its timestep is changed during a
+// call and put back, nothing else of it is written. Its own mjData starts with a small arena
+// (private_arena.h); a call that fills it is taken again on the full one (the model's narena
+// plus the band's contacts, AddBandArena), so what data() holds is what a full arena gives, bit
+// for bit. The caller's data is never touched.
 #ifndef SALTATION_RESIMULATION_H_
 #define SALTATION_RESIMULATION_H_
 
@@ -33,7 +36,10 @@ void Capture(const mjModel* m, const mjData* d, SavedStep& out);
 
 class Resimulator {
  public:
-  explicit Resimulator(const mjModel* m);  // copies m
+  // borrows m (see above); the arena starts at start_arena bytes (0: SmallArenaBytes; at most the
+  // full arena; the tests make it tiny to see it fill)
+  explicit Resimulator(mjModel* m, mjtSize start_arena = 0);
+  mjtSize full_arena() const { return full_arena_; }
 
   void Load(const SavedStep& from);
   void Step(const SavedStep& from, double h);
@@ -42,16 +48,26 @@ class Resimulator {
   bool ForwardIgnoresTimestep() const;
   void PrepareSubsteps(const SavedStep& from);
   void Substep(const SavedStep& from, double h);
-  // MuJoCo's step Jacobian: mjd_transitionFD (forward differences, step eps) except with RK4
-  // (MuJoCo 4 refuses it there), where whole steps are differenced
+  // MuJoCo's step Jacobian: mjd_transitionFD (forward differences, step eps; on the full arena:
+  // it takes O(n²) of MuJoCo's stack) except with RK4 (MuJoCo 4 refuses it there), where whole
+  // steps are differenced
   Eigen::MatrixXd StepJacobian(const SavedStep& from, double h, double eps);
 
-  State StateNow() const { return StateFromData(model_.get(), data_.get()); }
+  State StateNow() const { return StateFromData(model_, data_.get()); }
   mjData* data() { return data_.get(); }
-  const mjModel* model() const { return model_.get(); }
+  const mjModel* model() const { return model_; }
 
  private:
-  ModelPtr model_;
+  // runs op (which starts from a loaded state) and, when it filled the small arena, grows the
+  // arena and runs it again; grows it first when half of it was used by the calls before
+  template <typename Op>
+  void Sized(Op op);
+  // h as the model's timestep for op, the model's own put back
+  template <typename Op>
+  void WithTimestep(double h, Op op);
+
+  mjModel* model_;
+  mjtSize full_arena_ = 0;  // the arena a full-size data gets: m's narena and the band's contacts
   DataPtr data_;
   Eigen::VectorXd substep_qpos_;  // qpos after PrepareSubsteps' forward pass
 };

@@ -128,11 +128,18 @@ struct Workspace {
   std::vector<int> match;  // ModeConstraints: each contact's point
 };
 
+// How big Data's mjData arenas are: kFull, the model's narena (the user's, plus the band's
+// contacts: AddBandArena); kSized, a small arena that EvaluatePosition grows to the full one when
+// MuJoCo reports it full (the collision pass is then taken again: the same contacts as with the
+// full arena) or, before its pass, when half of it has been used (the hook's workspaces: 3 full
+// arenas were 42 MiB for the humanoid, which uses 0.05 MiB of one; private_arena.h).
+enum class DataArena { kFull, kSized };
+
 // Per-thread workspaces for a Model: main() and aux() mjData (an evaluation at x on main(), its
 // probes at nearby configurations on aux()) and the rows' Workspace.
 class Data {
  public:
-  explicit Data(const Model& model);
+  explicit Data(const Model& model, DataArena arena = DataArena::kFull);
   mjData* main() { return main_.get(); }
   mjData* aux() { return aux_.get(); }
   Workspace& work() { return work_; }
