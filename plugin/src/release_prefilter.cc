@@ -48,9 +48,12 @@ int ReleasePrefilter::Decide(const mjModel* m, const mjData* d, const std::vecto
   if (!(mode_known_ && SameContacts(contacts, mode_))) {
     mode_ = contacts;
     lambda_.assign(n, std::nan(""));
+    lambda_change_.assign(n, std::nan(""));
     f_solved_.assign(n, std::nan(""));
+    solved_at_.assign(n, -2);
     mode_known_ = true;
   }
+  calls_++;
   f_.assign(n, std::nan(""));
   share_.assign(n, 0.0);
   // each contact's share of the weight it carries, and the groups (union–find over tree roots;
@@ -80,8 +83,11 @@ int ReleasePrefilter::Decide(const mjModel* m, const mjData* d, const std::vecto
       mj_contactForce(m, d, i, f);
       f_[k] = f[0];
       const double floor = std::max(kFactor * share_[k], force_tol_), band = kSteady * share_[k];
-      far = share_[k] > 0 && f[0] >= floor && lambda_[k] >= floor && std::abs(lambda_[k] - f_solved_[k]) <= band &&
-            std::abs(f[0] - f_solved_[k]) <= band;
+      // steady: λ agreed with f at the last solve (a determinate contact), or λ did not move
+      // between the last two solves, a step apart (statically indeterminate contacts share the load
+      // differently in the rigid and the soft model)
+      const bool steady = std::abs(lambda_[k] - f_solved_[k]) <= band || std::abs(lambda_change_[k]) <= band;
+      far = share_[k] > 0 && f[0] >= floor && lambda_[k] >= floor && steady && std::abs(f[0] - f_solved_[k]) <= band;
     }
     // the group of the contact: its dynamic root's (a contact between two static geoms: alone)
     const int a = RootOf(m, id.geom1), b = RootOf(m, id.geom2);
@@ -117,7 +123,10 @@ void ReleasePrefilter::Solved(const std::vector<ContactId>& contacts, const std:
   if (!enabled_ || !mode_known_ || contacts.size() != mode_.size()) return;
   for (size_t k = 0; k < contacts.size(); k++) {
     if (skip[k]) continue;
-    lambda_[k] = force(static_cast<Eigen::Index>(k));
+    const double lambda = force(static_cast<Eigen::Index>(k));
+    lambda_change_[k] = solved_at_[k] == calls_ - 1 ? lambda - lambda_[k] : std::nan("");
+    solved_at_[k] = calls_;
+    lambda_[k] = lambda;
     f_solved_[k] = f_[k];
   }
 }

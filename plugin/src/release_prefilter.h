@@ -8,7 +8,9 @@
 // (measured: f_n 30× the contact's weight share while λ_n < 0 after an impact on bumps). So a
 // contact is far from release only in steady contact, decided against its share of the weight of
 // the trees it touches (W_tree / the mode's contacts on that tree, the larger of its two sides):
-//   - at its last solve λ_n and f_n agreed: |λ − f| ≤ steady × share, and λ ≥ factor × share,
+//   - at its last solve λ_n and f_n agreed, |λ − f| ≤ steady × share, or λ_n moved by no more than
+//     that since the solve the step before (statically indeterminate contacts, a body lying on
+//     several, share the load differently in the two models); and λ ≥ factor × share,
 //   - f_n has not moved since: |f_n − f_n(last solve)| ≤ steady × share, and f_n ≥ factor × share,
 //   - the mode is the one of the last solve, MuJoCo holds the point among its constraints, and
 //     neither geom is a height field (its prisms' normals jump from one to the next: λ_n jumps).
@@ -61,7 +63,9 @@ class ReleasePrefilter {
   std::vector<char> hfield_;         // per geom: a height field
   // per contact of the remembered mode: λ_n and f_n at its last solve, this step's f_n and share
   std::vector<ContactId> mode_;
-  std::vector<double> lambda_, f_solved_, f_, share_;
+  std::vector<double> lambda_, lambda_change_, f_solved_, f_, share_;
+  std::vector<long> solved_at_;  // the Decide call of each contact's last solve
+  long calls_ = 0;
   bool mode_known_ = false;
   std::vector<int> count_, parent_, group_far_;  // scratch per body (root): contacts, union–find, far
 };
