@@ -1,6 +1,6 @@
 // The release pre-filter of the hook's per-step rigid-force guard (release_prefilter.h): the same
 // events with the filter on (the default) and off, on every model of the library, MuJoCo's
-// humanoid and 50 balls; and a filter made too aggressive changes them (the comparison can fail).
+// humanoid and 50 balls; and ReleasePrefilter's contract on a resting ball.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench_families.h"
+#include "release_prefilter.h"
 #include "saltation/event_kind.h"
 #include "saltation/hook.h"
 #include "test_util.h"
@@ -106,6 +107,84 @@ TEST_F(PrefilterTest, SameEventsOnAndOffOnEveryModel) {
   }
   // the filter does skip (else the comparison would prove nothing)
   EXPECT_GT(skipped, steps / 2);
+}
+
+// ReleasePrefilter's contract on a ball resting on the floor (1 kg, g = 9.81: the share of its one
+// contact is 9.81 N): skipped only once a solve has seen λ_n agree with MuJoCo's f_n, never below
+// half the share, never without gravity
+TEST_F(PrefilterTest, SkipsOnlySteadyContactsFarFromRelease) {
+  const std::string ball = "<mujoco><option gravity='0 0 GRAVITY'/><worldbody><geom type='plane' size='5 5 0.1'/>"
+                           "<body pos='0 0 0.1'><freejoint/><geom type='sphere' size='0.1' mass='1'/></body>"
+                           "</worldbody></mujoco>";
+  auto resting = [&](const std::string& gravity, ModelPtr& m, DataPtr& d) {
+    std::string xml = ball;
+    xml.replace(xml.find("GRAVITY"), 7, gravity);
+    m = LoadModelFromString(xml);
+    ASSERT_TRUE(m);
+    d.reset(mj_makeData(m.get()));
+    if (gravity == "0") d->xfrc_applied[6 * 1 + 2] = -9.81;  // pressed on the floor by a force instead
+    for (int k = 0; k < 1000; k++) mj_step(m.get(), d.get());
+  };
+  ModelPtr m;
+  DataPtr d;
+  resting("-9.81", m, d);
+  Model model(m.get());
+  std::vector<ContactPoint> points;
+  ListContacts(model, d.get(), points);
+  ASSERT_EQ(points.size(), 1u);
+  const std::vector<ContactId> ids = {points[0].id};
+  const std::vector<int> match = {0};
+  mjtNum f[6];
+  mj_contactForce(m.get(), d.get(), points[0].mj_index, f);
+  EXPECT_NEAR(f[0], 9.81, 1e-3);  // at rest MuJoCo carries the weight
+  std::vector<char> skip;
+  Eigen::VectorXd force;
+  {
+    ReleasePrefilter filter(m.get(), 1e-9, true);
+    EXPECT_EQ(filter.Decide(m.get(), d.get(), ids, points, match, skip, force), 0);  // never solved yet
+    force(0) = 9.81;  // the rigid λ_n agrees with f_n
+    filter.Solved(ids, skip, force);
+    EXPECT_EQ(filter.Decide(m.get(), d.get(), ids, points, match, skip, force), 1);
+    EXPECT_EQ(force(0), 9.81);  // the stand-in: the last solved λ_n
+    skip.assign(1, 0);
+    force(0) = 9.81 * 0.9;  // a rigid λ_n 10% of the share away from f_n, λ unknown a step before
+    filter.Solved(ids, skip, force);
+    EXPECT_EQ(filter.Decide(m.get(), d.get(), ids, points, match, skip, force), 0);
+  }
+  {
+    ReleasePrefilter filter(m.get(), 1e-9, true);
+    filter.Decide(m.get(), d.get(), ids, points, match, skip, force);
+    force(0) = 0.45 * 9.81;  // below half the share (and far from f_n): near release
+    filter.Solved(ids, skip, force);
+    EXPECT_EQ(filter.Decide(m.get(), d.get(), ids, points, match, skip, force), 0);
+    force(0) = 0.45 * 9.81;  // the same λ_n one step later: steady, still below half the share
+    skip.assign(1, 0);
+    filter.Solved(ids, skip, force);
+    EXPECT_EQ(filter.Decide(m.get(), d.get(), ids, points, match, skip, force), 0);
+  }
+  {
+    ReleasePrefilter filter(m.get(), 1e-9, false);  // off
+    filter.Decide(m.get(), d.get(), ids, points, match, skip, force);
+    force(0) = 9.81;
+    filter.Solved(ids, skip, force);
+    EXPECT_EQ(filter.Decide(m.get(), d.get(), ids, points, match, skip, force), 0);
+  }
+  // without gravity there is no weight to compare with: never skipped (the ball pressed by a force)
+  ModelPtr m0;
+  DataPtr d0;
+  resting("0", m0, d0);
+  Model model0(m0.get());
+  ReleasePrefilter filter(m0.get(), 1e-9, true);
+  std::vector<ContactPoint> points0;
+  ListContacts(model0, d0.get(), points0);
+  ASSERT_EQ(points0.size(), 1u);
+  const std::vector<ContactId> ids0 = {points0[0].id};
+  mj_contactForce(m0.get(), d0.get(), points0[0].mj_index, f);
+  EXPECT_NEAR(f[0], 9.81, 1e-3);
+  filter.Decide(m0.get(), d0.get(), ids0, points0, match, skip, force);
+  force(0) = 9.81;
+  filter.Solved(ids, skip, force);
+  EXPECT_EQ(filter.Decide(m0.get(), d0.get(), ids0, points0, match, skip, force), 0);
 }
 
 }  // namespace
