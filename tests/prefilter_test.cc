@@ -1,6 +1,8 @@
 // The release pre-filter of the hook's per-step rigid-force guard (release_prefilter.h): the same
 // events with the filter on (the default) and off, on every model of the library, MuJoCo's
-// humanoid and 50 balls; and ReleasePrefilter's contract on a resting ball.
+// humanoid and 50 balls; ReleasePrefilter's contract on a resting ball; the measured restitution's
+// release check on the new contact's island alone.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -185,6 +187,61 @@ TEST_F(PrefilterTest, SkipsOnlySteadyContactsFarFromRelease) {
   force(0) = 9.81;
   filter.Solved(ids, skip, force);
   EXPECT_EQ(filter.Decide(m0.get(), d0.get(), ids0, points0, match, skip, force), 0);
+}
+
+// The measured restitution's release check (ContactTracker::MeasureRestitution) on the new
+// contact's island alone: ReleasePullingInIsland gives ReleasePulling's mode (contacts, order,
+// frictionless flags) when nothing outside the island pulls, and leaves the other islands alone
+TEST_F(PrefilterTest, ReleasePullingInIslandMatchesTheWholeMode) {
+  ModelPtr m = LoadModelFromString(families::Balls(3));
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  for (int k = 0; k < 1000; k++) mj_step(m.get(), d.get());  // all three at rest on the floor
+  Model model(m.get());
+  Data data(model);
+  const State x = StateFromData(m.get(), d.get());
+  EvaluatePosition(model, data.main(), x.qpos.data());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  // the floor's (the widened detection band also lists the balls' near-contacts with each other)
+  points.erase(std::remove_if(points.begin(), points.end(), [](const ContactPoint& p) { return p.id.geom1 != 0; }),
+               points.end());
+  ASSERT_EQ(points.size(), 3u);
+  // ball 1's contact, first in a mode holding balls 0 and 2 (the order must be kept)
+  auto ball_of = [&](const ContactPoint& p) { return m->geom_bodyid[p.id.geom2] - 1; };
+  std::sort(points.begin(), points.end(), [&](const ContactPoint& a, const ContactPoint& b) { return ball_of(a) < ball_of(b); });
+  Mode with;
+  with.contacts = {points[1].id, points[0].id, points[2].id};
+  const double tol = DefaultForceTolerance(m.get());
+  auto pull = [&](int ball, double up) {
+    for (mjData* w : {data.main(), data.aux()}) w->xfrc_applied[6 * (ball + 1) + 2] = up;
+  };
+  auto same = [](const Mode& a, const Mode& b) {
+    if (a.contacts.size() != b.contacts.size()) return false;
+    for (size_t k = 0; k < a.contacts.size(); k++) {
+      if (!a.contacts[k].SamePair(b.contacts[k]) || a.contacts[k].anchor != b.contacts[k].anchor ||
+          a.contacts[k].frictionless != b.contacts[k].frictionless) return false;
+    }
+    return true;
+  };
+  for (double up : {0.0, 20.0}) {  // resting; ball 1 pulled up by more than its weight (9.81 N)
+    SCOPED_TRACE(up);
+    pull(1, up);
+    Mode whole = with, island = with;
+    const std::vector<ContactId> a = ReleasePulling(model, data, x, whole, tol, nullptr);
+    const std::vector<ContactId> b = ReleasePullingInIsland(model, data, x, island, with.contacts[0], tol);
+    EXPECT_EQ(whole.contacts.size(), up > 0 ? 2u : 3u);
+    EXPECT_TRUE(same(whole, island));
+    EXPECT_EQ(a.size(), b.size());
+  }
+  // a pulling contact on another island (ball 0) is not its business: only the whole mode drops it
+  pull(1, 0);
+  pull(0, 20);
+  Mode whole = with, island = with;
+  ReleasePulling(model, data, x, whole, tol, nullptr);
+  ReleasePullingInIsland(model, data, x, island, with.contacts[0], tol);
+  EXPECT_EQ(whole.contacts.size(), 2u);
+  EXPECT_EQ(island.contacts.size(), 3u);
 }
 
 }  // namespace
