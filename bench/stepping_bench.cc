@@ -3,7 +3,9 @@
 // the same steps from the same state, side by side in every iteration; the eager hook (Ξ at every
 // event) alongside for reference.
 //   Stepping/<model>    counters ratio_on_demand_to_plain (the "stepping thread"),
-//                       ratio_eager_to_plain, plain_us_per_step, events
+//                       ratio_unfiltered_to_plain (the same without the release pre-filter,
+//                       HookOptions::release_prefilter), ratio_eager_to_plain, plain_us_per_step,
+//                       events
 //   TwentyTwoHumanoids  MuJoCo's 22 humanoids, 1 s: events by kind, most contacts, buffer
 //                       warnings, physics bit for bit (only with --22-humanoids: minutes)
 #include <benchmark/benchmark.h>
@@ -20,20 +22,26 @@ namespace bench {
 namespace {
 
 void Stepping(benchmark::State& state, const std::string& name, int steps, bool eager) {
-  saltation::ModelPtr plain = LoadNamed(name), lazy_model = LoadNamed(name), eager_model = LoadNamed(name);
+  saltation::ModelPtr plain = LoadNamed(name), lazy_model = LoadNamed(name), eager_model = LoadNamed(name),
+                      unfiltered_model = LoadNamed(name);
   saltation::HookOptions lazy_options;
   lazy_options.xi_on_demand = true;
   saltation::Hook lazy(lazy_model.get(), lazy_options);
+  saltation::HookOptions unfiltered_options = lazy_options;
+  unfiltered_options.release_prefilter = false;
+  saltation::Hook unfiltered(unfiltered_model.get(), unfiltered_options);
   std::unique_ptr<saltation::Hook> hook;
   if (eager) hook = std::make_unique<saltation::Hook>(eager_model.get());
   saltation::DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(lazy_model.get())),
-      d3(mj_makeData(eager_model.get()));
-  double t_plain = 0, t_lazy = 0, t_eager = 0;
+      d3(mj_makeData(eager_model.get())), d4(mj_makeData(unfiltered_model.get()));
+  double t_plain = 0, t_lazy = 0, t_eager = 0, t_unfiltered = 0;
   for (auto _ : state) {
     ResetToStart(plain.get(), d1.get());
     ResetToStart(lazy_model.get(), d2.get());
     ResetToStart(eager_model.get(), d3.get());
+    ResetToStart(unfiltered_model.get(), d4.get());
     lazy.Reset(d2.get());
+    unfiltered.Reset(d4.get());
     if (hook) hook->Reset(d3.get());
     // interleaved in blocks of 10 steps so that a busy moment of the machine hits both
     for (int k = 0; k < steps; k += 10) {
@@ -47,15 +55,20 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
         for (int j = 0; j < block; j++) hook->Step(d3.get());
       }
       auto t3 = Clock::now();
+      for (int j = 0; j < block; j++) unfiltered.Step(d4.get());
+      auto t4 = Clock::now();
       t_plain += Seconds(t1 - t0);
       t_lazy += Seconds(t2 - t1);
       t_eager += Seconds(t3 - t2);
+      t_unfiltered += Seconds(t4 - t3);
     }
   }
   state.counters["nv"] = plain->nv;
   state.counters["steps"] = steps;
   state.counters["plain_us_per_step"] = 1e6 * t_plain / (steps * static_cast<double>(state.iterations()));
   state.counters["ratio_on_demand_to_plain"] = t_lazy / t_plain;
+  state.counters["ratio_unfiltered_to_plain"] = t_unfiltered / t_plain;
+  state.counters["guard_steps_skipped"] = static_cast<double>(lazy.guard_solves_skipped()) / std::max(1L, lazy.guard_steps());
   if (hook) state.counters["ratio_eager_to_plain"] = t_eager / t_plain;
   state.counters["events"] = static_cast<double>(lazy.events().size());
 }

@@ -155,7 +155,8 @@ void ContactTracker::MeasureRestitution(const Model& model, Data& data, const mj
     if (best >= 0 && points[best].gap <= 0 && !held) {
       Mode with = mode;
       with.contacts.push_back(points[best].id);
-      ReleasePulling(model, data, x.state(), with, force_tol, nullptr);
+      // only the new contact's island can come to pull: evaluated alone (not the whole mode)
+      ReleasePullingInIsland(model, data, x.state(), with, points[best].id, force_tol);
       mode = with;
     }
     const double e = t.vn_minus < 0 ? std::clamp(vn_plus / -t.vn_minus, 0.0, 1.0) : 0.0;

@@ -52,18 +52,59 @@ bool FeatureListed(const mjModel* m, const std::vector<ContactPoint>& points, co
   return octant_seen && corner_seen;
 }
 
+bool SameContacts(const std::vector<ContactId>& a, const std::vector<ContactId>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); k++) {
+    if (!a[k].SamePair(b[k]) || a[k].anchor != b[k].anchor || a[k].frictionless != b[k].frictionless) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 CrossingFinder::CrossingFinder(const Model& model, Data& data, Resimulator& resim, const HookOptions& options,
                                double force_tol)
-    : model_(model), data_(data), resim_(resim), options_(options), force_tol_(force_tol) {}
+    : model_(model),
+      data_(data),
+      resim_(resim),
+      options_(options),
+      force_tol_(force_tol),
+      // RK4's contact list is its last stage's, not x_k's: the rows could not be re-formed at x_{k−1}
+      prefilter_(model.mj(), force_tol, options.release_prefilter && model.mj()->opt.integrator != mjINT_RK4) {}
+
+const RowMatrix* CrossingFinder::PreviousRows(const StepGuards& p, const std::vector<ContactId>& ids) {
+  if (!p.at) return nullptr;
+  const mjModel* m = model_.mj();
+  mjData* aux = data_.aux();
+  Scratch& w = scratch_;
+  // aux at x_{k−1} as MuJoCo's data was then (its mocap bodies included; aux's own are restored
+  // after: its other users place them themselves)
+  const int nmocap = m->nmocap;
+  w.mocap_pos = Eigen::Map<const Eigen::VectorXd>(aux->mocap_pos, 3 * nmocap);
+  w.mocap_quat = Eigen::Map<const Eigen::VectorXd>(aux->mocap_quat, 4 * nmocap);
+  mju_copy(aux->mocap_pos, p.at->mocap_pos.data(), 3 * nmocap);
+  mju_copy(aux->mocap_quat, p.at->mocap_quat.data(), 4 * nmocap);
+  if (m->neq || HasBodyTransmission(m)) {
+    EvaluatePosition(model_, aux, p.at->qpos.data());  // the equality rows need the constraint stage
+  } else {
+    mju_copy(aux->qpos, p.at->qpos.data(), m->nq);
+    mj_kinematics(m, aux);
+    mj_comPos(m, aux);
+  }
+  ModeConstraints(model_, aux, ids, p.points, w.previous_set, data_.work());
+  mju_copy(aux->mocap_pos, w.mocap_pos.data(), 3 * nmocap);
+  mju_copy(aux->mocap_quat, w.mocap_quat.data(), 4 * nmocap);
+  return &w.previous_set.J;
+}
 
 void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode& mode, const StepGuards* previous,
                               double dt, StepGuards& g) {
   const int nv = model_.mj()->nv;
   g.present = true;
   g.time = cur.time;
+  g.at = &cur;
   g.force_valid = false;
+  g.rows_valid = false;
   ListContacts(model_, d, g.points);
   MatchContacts(mode.contacts, g.points, g.match);
   g.inactive.clear();
@@ -85,29 +126,56 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   if (mode.contacts.empty()) return;
   if (std::any_of(g.match.begin(), g.match.end(), [](int i) { return i < 0; })) return;
 
+  // the groups far from release keep their last λ_n (release_prefilter.h); the others are solved
+  Scratch& w = scratch_;
+  evaluated_++;
+  const int skipped = prefilter_.Decide(model_.mj(), d, mode.contacts, g.points, g.match, w.skip, g.force);
+  const int n = static_cast<int>(mode.contacts.size());
+  g.force_valid = true;
+  if (skipped == n) {
+    skipped_++;
+    return;
+  }
+  g.solved_all = skipped == 0;
+  g.solved_ids.clear();
+  for (int k = 0; k < n; k++) {
+    if (!w.skip[k]) g.solved_ids.push_back(mode.contacts[k]);
+  }
   // rigid normal forces from MuJoCo's own evaluation at x_k: M's factor, qacc_smooth, the rows;
   // the bias J̇v by a difference of the rows over the last step (the exact guard is recomputed
-  // when a sign change is localised)
-  Scratch& w = scratch_;
-  ModeConstraints(model_, d, mode.contacts, g.points, w.set, data_.work());
+  // when a sign change is localised). Solving a subset of the tree groups gives the same λ_n as the
+  // whole mode: J M⁻¹ Jᵀ is block-diagonal over them (island_solve.h)
+  ModeConstraints(model_, d, g.solved_ids, g.points, w.set, data_.work());
   std::swap(g.J, w.set.J);  // g keeps the rows for the next step's difference
+  g.rows_valid = true;
   const int rows = static_cast<int>(g.J.rows());
   // J M⁻¹ Jᵀ = Y Yᵀ with the rows of Y = D^{−1/2} L^{−ᵀ} Jᵀ from MuJoCo's factor M = Lᵀ D L (half
   // of a full solve per row), block by block over the groups of rows that share no tree
   w.solver.Compute(model_.mj(), d, g.J, model_.options().rank_tol);
   Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
   w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
-  if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode.contacts.size() &&
-      previous->J.rows() == rows) {
-    w.lambda.noalias() = g.J * cur.qvel;
-    w.lambda.noalias() -= previous->J * cur.qvel;
-    w.rhs += w.lambda / dt;
+  if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode.contacts.size()) {
+    // the previous step's rows of the same contacts: kept, else re-formed at x_{k−1}
+    const RowMatrix* previous_J = nullptr;
+    if (g.solved_all) {
+      previous_J = previous->rows_valid && previous->solved_all ? &previous->J : PreviousRows(*previous, previous->mode_ids);
+    } else if (previous->rows_valid && SameContacts(previous->solved_ids, g.solved_ids)) {
+      previous_J = &previous->J;
+    } else if (SameContacts(previous->mode_ids, mode.contacts)) {
+      previous_J = PreviousRows(*previous, g.solved_ids);
+    }
+    if (previous_J && previous_J->rows() == rows) {
+      w.lambda.noalias() = g.J * cur.qvel;
+      w.lambda.noalias() -= *previous_J * cur.qvel;
+      w.rhs += w.lambda / dt;
+    }
   }
   w.rhs = -w.rhs;
   w.solver.Solve(w.rhs, w.lambda);
-  g.force.resize(mode.contacts.size());
-  for (size_t k = 0; k < mode.contacts.size(); k++) g.force(k) = w.lambda(w.set.normal_row[k]);
-  g.force_valid = true;
+  for (int k = 0, solved = 0; k < n; k++) {
+    if (!w.skip[k]) g.force(k) = w.lambda(w.set.normal_row[solved++]);
+  }
+  prefilter_.Solved(mode.contacts, w.skip, g.force);
 }
 
 std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const StepGuards& after, const Mode& mode,

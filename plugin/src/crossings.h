@@ -3,7 +3,10 @@
 //
 //   Evaluate  (MuJoCo's contact list after a step, x_k, the mode, the previous guards)
 //             => StepGuards at x_k: every point's gap, the inactive points' gap rates, the mode's
-//                rigid normal forces λ_n (J̇v by a difference of the rows over the step)
+//                rigid normal forces λ_n (J̇v by a difference of the rows over the step); skipped
+//                while every mode contact is far from release by MuJoCo's own normal force
+//                (release_prefilter.h), the previous step's rows then re-formed at x_{k−1} when
+//                the next solve needs them
 //   Detect    (guards at x_{k−1} and x_k, the mode, the tracker's hysteresis)
 //             => Crossings: touchdowns (gap + to −), liftoffs (λ_n + to −, beyond force_tol),
 //                kinematic releases (a mode contact apart by more than release_gap)
@@ -19,6 +22,7 @@
 
 #include "contact_tracking.h"
 #include "island_solve.h"
+#include "release_prefilter.h"
 #include "resimulation.h"
 #include "saltation/contacts.h"
 #include "saltation/hook_event.h"
@@ -38,9 +42,16 @@ struct StepGuards {
   std::vector<double> inactive_rate;   // d gap / dt of each inactive point (from MuJoCo's cvel)
   std::vector<ContactId> mode_ids;     // the mode the next fields refer to
   std::vector<double> mode_gap;        // gap of each mode contact (+inf when MuJoCo lost it)
-  Eigen::VectorXd force;               // rigid λ_n of each mode contact (J̇v by differences)
-  RowMatrix J;                         // the mode's rows
+  Eigen::VectorXd force;               // rigid λ_n of each mode contact (J̇v by differences); on a
+                                       // step the release pre-filter skipped, MuJoCo's f_n (> force_tol)
+  RowMatrix J;                         // the rows of the contacts solved (solved_ids; the whole mode's
+                                       // with its equality rows when solved_all)
   bool force_valid = false;
+  bool rows_valid = false;             // J holds the rows of solved_ids at this state
+  bool solved_all = false;
+  std::vector<ContactId> solved_ids;
+  const SavedStep* at = nullptr;       // the saved state evaluated (the hook's: still x_{k−1} when
+                                       // the next step's guards are evaluated)
 };
 
 struct Crossing {
@@ -68,6 +79,9 @@ struct Crossing {
 class CrossingFinder {
  public:
   CrossingFinder(const Model& model, Data& data, Resimulator& resim, const HookOptions& options, double force_tol);
+  // steps whose rigid solve the pre-filter skipped, of those evaluated with a mode
+  long skipped() const { return skipped_; }
+  long evaluated() const { return evaluated_; }
 
   void Evaluate(const mjData* d, const SavedStep& cur, const Mode& mode, const StepGuards* previous, double dt,
                 StepGuards& out);
@@ -78,10 +92,14 @@ class CrossingFinder {
  private:
   // scratch of the per-step rigid-force evaluation
   struct Scratch {
-    ConstraintSet set;
-    Eigen::VectorXd rhs, lambda;
+    ConstraintSet set, previous_set;  // the solved contacts' rows; the previous step's re-formed
+    Eigen::VectorXd rhs, lambda, mocap_pos, mocap_quat;
+    std::vector<char> skip;  // per mode contact: its group's solve skipped (the pre-filter)
     IslandSolver solver;  // J M⁻¹ Jᵀ block by block
   };
+
+  // the previous guards' rows of `ids` at their state x_{k−1} (when that step did not form them)
+  const RowMatrix* PreviousRows(const StepGuards& previous, const std::vector<ContactId>& ids);
 
   const Model& model_;
   Data& data_;
@@ -89,6 +107,8 @@ class CrossingFinder {
   const HookOptions& options_;
   double force_tol_;
   Scratch scratch_;
+  ReleasePrefilter prefilter_;
+  long skipped_ = 0, evaluated_ = 0;
   std::vector<ContactPoint> guard_points_;  // the localisation's guard evaluations
   std::vector<ContactId> guard_ids_;
   RowMatrix guard_rows_;  // the guard's slope row

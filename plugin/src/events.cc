@@ -33,6 +33,27 @@ std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const Stat
   return released;
 }
 
+std::vector<ContactId> ReleasePullingInIsland(const Model& model, Data& data, const State& x, Mode& mode,
+                                              const ContactId& seed, double force_tol) {
+  const Island island = IslandOf(model, mode.contacts, {seed});
+  if (island.whole) return ReleasePulling(model, data, x, mode, force_tol, nullptr);
+  Mode inside = RestrictMode(model.mj(), mode, island);
+  std::vector<ContactId> released = ReleasePulling(model, data, x, inside, force_tol, nullptr);
+  // the mode's contacts outside the island, and the island's survivors (their frictionless flags
+  // from the release), in the mode's order
+  Mode merged;
+  size_t j = 0;
+  for (const ContactId& id : mode.contacts) {
+    if (!island.Contains(model.mj(), id)) {
+      merged.contacts.push_back(id);
+    } else if (j < inside.contacts.size() && inside.contacts[j].SamePair(id) && inside.contacts[j].anchor == id.anchor) {
+      merged.contacts.push_back(inside.contacts[j++]);
+    }
+  }
+  mode = std::move(merged);
+  return released;
+}
+
 namespace {
 
 // an event of `kind` at x in `mode`: time, a bracket of zero width and the state before it

@@ -232,6 +232,8 @@ double Hook::phi_time() const { return chains_->time(); }
 const Eigen::MatrixXd& Hook::covariance() const { return chains_->covariance(); }
 const Eigen::MatrixXd& Hook::covariance_dreset() const { return chains_->covariance_dreset(); }
 long Hook::narrow_steps() const { return arena_->narrow_steps(); }
+long Hook::guard_solves_skipped() const { return crossings_->skipped(); }
+long Hook::guard_steps() const { return crossings_->evaluated(); }
 double Hook::EffectiveRestitution(int geom1, int geom2) const { return tracker_->EffectiveRestitution(geom1, geom2); }
 
 }  // namespace saltation

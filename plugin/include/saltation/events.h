@@ -92,6 +92,13 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
 std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const State& x, Mode& mode,
                                       double force_tol, int* rank);
 
+// ReleasePulling on the island of `seed` alone (islands.h: the other islands' normal forces do not
+// depend on its contacts), the mode's order kept: the same as ReleasePulling on the whole mode
+// when no contact outside the island pulls (a mode the hook keeps: its guards release those).
+// Evaluates the island's mode only (the whole mode when the island is every tree).
+std::vector<ContactId> ReleasePullingInIsland(const Model& model, Data& data, const State& x, Mode& mode,
+                                              const ContactId& seed, double force_tol);
+
 // 1e-9 × the model's mean body weight (N): below this a normal force counts as zero.
 double DefaultForceTolerance(const mjModel* m);
 

@@ -102,6 +102,10 @@ class Hook {
   // what a bare mj_step gives (arena_fallback.h); near-contacts are not listed in those steps,
   // touchdowns in them are still reported (localised by the rigid model's guard, else at onset)
   long narrow_steps() const;
+  // steps whose per-step rigid-force solve the release pre-filter skipped (HookOptions::
+  // release_prefilter), and the steps that had a mode to solve for
+  long guard_solves_skipped() const;
+  long guard_steps() const;
 
   // Accumulated Φ(t ← t0) over the steps processed so far, as scale · matrix with
   // scale = exp(log_scale) (kept apart so long products do not overflow). Empty when not

@@ -54,6 +54,10 @@ struct HookOptions {
   // false: records go to Hook::on_event and are not kept beyond their step (events() holds the
   // latest step's only), so a long-running stream's memory stays bounded (the engine plugin)
   bool keep_events = true;
+  // the per-step rigid-force guard's release pre-filter (release_prefilter.h): a group of contacts'
+  // rigid solve is skipped while each is in steady contact far from release by MuJoCo's own normal
+  // force; false: solved at every step (the same events, tested; slower)
+  bool release_prefilter = true;
   Options model;                         // rigid model options (detection margin, tolerances)
 };
 
