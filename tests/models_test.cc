@@ -267,8 +267,10 @@ void CheckHopperGait(const ModelRun& run) {
   const auto td = run.Of(EventKind::kTouchdown);
   ASSERT_EQ(td.size(), 6u);
   for (size_t i = 0; i < td.size(); i++) {
-    EXPECT_EQ(td[i]->mode_after.contacts.size(), 1u) << i;
-    EXPECT_EQ(td[i]->released.size(), 1u) << i;  // the foot's strike releases the stop and back
+    // the foot's strike releases the stop and back: one contact held before and after, another
+    ASSERT_EQ(td[i]->mode_before.contacts.size(), 1u) << i;
+    ASSERT_EQ(td[i]->mode_after.contacts.size(), 1u) << i;
+    EXPECT_FALSE(td[i]->mode_before.contacts[0].SamePair(td[i]->mode_after.contacts[0])) << i;
     if (i >= 2) EXPECT_NEAR(td[i]->time - td[i - 2]->time, 0.649032504, 1e-6) << i;
   }
   std::printf("[ hopper_gait ] strikes at %.6f (foot) and %.6f (stop) s, then every %.6f s\n", td[0]->time,

@@ -41,11 +41,12 @@ RigidEvent NextSection(RigidSimulator& sim, HybridState& s, const FloquetOptions
   } else {
     why = "it is in flight without coming back (a period longer than max_period, or it escaped)";
   }
-  char buf[900];
+  char buf[1200];
   std::snprintf(buf, sizeof(buf),
                 "no %s within %g s (FloquetOptions::max_period) after t = %.6g to return to the Poincaré "
                 "section: %s (%s); at t = %.6g, |v| = %.3g: %s. No periodic orbit passes through this state "
-                "with that section (a gait that repeats needs energy put in: a slope, a controller; "
+                "with that section (a gait that repeats needs energy put in: a slope as models/rimless_wheel.xml, "
+                "a pump as models/hopper_gait.xml; "
                 "--section liftoff looks at another event)",
                 EventKindName(options.section), options.max_period, from,
                 returns == 0 ? "the run from this state had none"
@@ -181,6 +182,11 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
       break;
     }
   }
+  out.shift = previous_step;
+  for (int i = 0; i < nv; i++) {
+    if (std::abs(previous_step(i)) > 1e3 * options.tolerance) out.cyclic.push_back(i);
+  }
+  for (int i = nv; i < n; i++) out.shift(i) = 0;
   // the point the matrices start from: the middle of the longest stretch between events of one
   // period (away from every event, so that a perturbation of fd_eps does not move one across it;
   // half a period after the section when the section event is the period's only one)
