@@ -425,6 +425,28 @@ TEST(CliFloquet, CrossCheckIsPrintedAndADisagreementExitsOne) {
   EXPECT_THAT(r.output, HasSubstr("--check-tolerance must be positive"));
 }
 
+// a gait with an energy source (models/hopper_gait.xml: a pump on the leg, a leg stop): the
+// orbit has two touchdowns per period (foot, stop), converges and checks out (exit 0); the JSON
+// says how many section events a period holds
+TEST(CliFloquet, HopperGaitConvergesWithTwoTouchdownsPerPeriod) {
+  const std::string out = TempPath("hopper_gait_floquet.json");
+  std::remove(out.c_str());
+  const Result r = RunCli("floquet models/hopper_gait.xml --quiet --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("periodic orbit: converged after"));
+  EXPECT_THAT(r.output, HasSubstr("period 0.6490325"));
+  EXPECT_THAT(r.output, HasSubstr("with 2 section events"));
+  EXPECT_THAT(r.output, HasSubstr("rest 0.95900"));
+  EXPECT_THAT(r.output, HasSubstr("verdict: stable"));
+  EXPECT_THAT(r.output, HasSubstr("checks: consistent (trivial/symmetry multipliers 1, half step agrees)"));
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_TRUE(WholeJsonObject(line));
+  EXPECT_THAT(line, HasSubstr("\"section_events\":2"));
+  EXPECT_THAT(line, HasSubstr("\"consistent\":true"));
+}
+
 TEST(CliFloquet, ElasticBallIsReportedNeutrallyStableNotAnError) {
   const std::string model = TempPath("elastic.xml");
   std::ofstream(model) << R"(<mujoco><custom><numeric name="saltation_restitution" data="1"/></custom>

@@ -258,6 +258,25 @@ void CheckHopper(const ModelRun& run) {
   EXPECT_LT(max_liftoff_dev, 1e-4);
 }
 
+// from the apex of its periodic hop: foot strike (the impact releases the leg stop), stop strike
+// (the impact releases the foot), … — touchdowns only, one contact held after each, and the
+// period repeats (the strikes 0.649 s apart; floquet_gaits_test.cc has the orbit)
+void CheckHopperGait(const ModelRun& run) {
+  EXPECT_EQ(run.Count(EventKind::kLiftoff), 0);
+  EXPECT_EQ(run.Count(EventKind::kSlip), 0);
+  const auto td = run.Of(EventKind::kTouchdown);
+  ASSERT_EQ(td.size(), 6u);
+  for (size_t i = 0; i < td.size(); i++) {
+    // the foot's strike releases the stop and back: one contact held before and after, another
+    ASSERT_EQ(td[i]->mode_before.contacts.size(), 1u) << i;
+    ASSERT_EQ(td[i]->mode_after.contacts.size(), 1u) << i;
+    EXPECT_FALSE(td[i]->mode_before.contacts[0].SamePair(td[i]->mode_after.contacts[0])) << i;
+    if (i >= 2) EXPECT_NEAR(td[i]->time - td[i - 2]->time, 0.649032504, 1e-6) << i;
+  }
+  std::printf("[ hopper_gait ] strikes at %.6f (foot) and %.6f (stop) s, then every %.6f s\n", td[0]->time,
+              td[1]->time, td[2]->time - td[0]->time);
+}
+
 void CheckRimlessWheel(const ModelRun& run) {
   const auto td = run.Of(EventKind::kTouchdown);
   ASSERT_GE(td.size(), 10u);
@@ -408,6 +427,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelCase{"slope_ball_bouncing", 3.0, -1, CheckSlopeBouncing},
                       ModelCase{"two_blocks", 1.0, -1, CheckTwoBlocks},
                       ModelCase{"hopper", 2.0, -1, CheckHopper},
+                      ModelCase{"hopper_gait", 2.0, -1, CheckHopperGait},
                       ModelCase{"rimless_wheel", 6.0, -1, CheckRimlessWheel},
                       // the rocking onto a face is a Zeno sequence (NumericalError at 0.674 s)
                       ModelCase{"box_corner", 0.65, -1, CheckBoxCorner},

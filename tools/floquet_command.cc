@@ -16,7 +16,8 @@ const char* kFloquetUsage = R"(usage: saltation floquet [MODEL.xml] [options]
 
 Finds the periodic orbit through MODEL's initial state (or a keyframe) on the exact rigid hybrid
 model: a Poincaré section at every event of one kind, the return map iterated to a fixed point
-(coordinates that advance by a constant per period are cyclic), then the monodromy matrix over
+(a period may hold up to 4 section events, as a hopper's foot strike and leg-stop strike;
+coordinates that advance by a constant per period are cyclic), then the monodromy matrix over
 one period from the Φ/Ξ chain and, independently, by shooting; prints the Floquet multipliers on
 the full tangent space and on the subspace consistent with the mode's constraints, the trivial
 multiplier and the exact-symmetry ones (cyclic coordinates whose shift leaves the dynamics
@@ -158,8 +159,10 @@ int RunFloquet(const std::vector<std::string>& args) {
   progress.Status("finding the periodic orbit and its multipliers ...");
   const FloquetResult r = AnalyzePeriodicOrbit(sim, s, options);
   progress.Done();
-  std::printf("periodic orbit: %s after %d periods (residual %.2e), period %.9f s, %zu cyclic coordinates\n",
-              r.converged ? "converged" : "NOT converged", r.iterations, r.residual, r.period, r.cyclic.size());
+  std::printf("periodic orbit: %s after %d returns to the section (residual %.2e), period %.9f s with %d section "
+              "event%s, %zu cyclic coordinates\n",
+              r.converged ? "converged" : "NOT converged", r.iterations, r.residual, r.period, r.section_events,
+              r.section_events == 1 ? "" : "s", r.cyclic.size());
   std::printf("multipliers (trivial one in brackets):\n");
   PrintMultipliers("full space, Φ/Ξ chain", r.multipliers, r.trivial);
   PrintMultipliers("full space, shooting", r.shooting_multipliers, -1);
@@ -186,6 +189,7 @@ int RunFloquet(const std::vector<std::string>& args) {
     std::string json = "{\"model\":" + JsonString(model_path) + ",\"converged\":" + (r.converged ? "true" : "false");
     json += ",\"iterations\":" + std::to_string(r.iterations) + ",\"residual\":" + JsonNumber(r.residual);
     json += ",\"period\":" + JsonNumber(r.period) + ",\"section\":\"" + EventKindName(options.section) + "\"";
+    json += ",\"section_events\":" + std::to_string(r.section_events);
     json += ",\"multipliers\":" + ComplexJson(r.multipliers);
     json += ",\"shooting_multipliers\":" + ComplexJson(r.shooting_multipliers);
     json += ",\"constrained_multipliers\":" + ComplexJson(r.constrained_multipliers);

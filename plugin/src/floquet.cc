@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -40,11 +41,12 @@ RigidEvent NextSection(RigidSimulator& sim, HybridState& s, const FloquetOptions
   } else {
     why = "it is in flight without coming back (a period longer than max_period, or it escaped)";
   }
-  char buf[900];
+  char buf[1200];
   std::snprintf(buf, sizeof(buf),
                 "no %s within %g s (FloquetOptions::max_period) after t = %.6g to return to the Poincaré "
                 "section: %s (%s); at t = %.6g, |v| = %.3g: %s. No periodic orbit passes through this state "
-                "with that section (a gait that repeats needs energy put in: a slope, a controller; "
+                "with that section (a gait that repeats needs energy put in: a slope as models/rimless_wheel.xml, "
+                "a pump as models/hopper_gait.xml; "
                 "--section liftoff looks at another event)",
                 EventKindName(options.section), options.max_period, from,
                 returns == 0 ? "the run from this state had none"
@@ -130,27 +132,52 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
   const int n = model.ndx(), nv = m->nv;
   FloquetResult out;
 
-  // iterate the return map; cyclic coordinates are those whose per-period advance is steady
+  // iterate the return map; cyclic coordinates are those whose per-period advance is steady. A
+  // period may hold several section events (a hopper's foot strike and the strike of its leg
+  // stop; a biped's left and right foot): the lag p = 1 … max_section_events whose states repeat
+  // is the period, the smallest that does
   HybridState s = start;
   NextSection(sim, s, options, 0);
-  State previous = s.x;
-  Eigen::VectorXd previous_step = Eigen::VectorXd::Zero(n);
-  double previous_time = s.x.time;
-  for (out.iterations = 1; out.iterations <= options.max_iterations; out.iterations++) {
-    NextSection(sim, s, options, out.iterations);
-    const Eigen::VectorXd step = Difference(m, previous, s.x);
-    out.period = s.x.time - previous_time;
+  const int lags = std::max(1, options.max_section_events);
+  std::vector<State> history{s.x};  // section states, the newest last (at most 2·lags + 1 kept)
+  auto mismatch_at = [&](int p, Eigen::VectorXd* step_out) {
+    const int k = static_cast<int>(history.size()) - 1;
+    const Eigen::VectorXd step = Difference(m, history[k - p], history[k]);
     // a coordinate that moves by more than the tolerance per period is cyclic; it must repeat its
     // advance, every other coordinate must repeat itself
     Eigen::VectorXd mismatch = step;
-    for (int i = 0; i < nv; i++) {
-      if (std::abs(step(i)) > 1e3 * options.tolerance) mismatch(i) = step(i) - previous_step(i);
+    if (k >= 2 * p) {
+      const Eigen::VectorXd before = Difference(m, history[k - 2 * p], history[k - p]);
+      for (int i = 0; i < nv; i++) {
+        if (std::abs(step(i)) > 1e3 * options.tolerance) mismatch(i) = step(i) - before(i);
+      }
     }
-    out.residual = mismatch.norm();
-    previous = s.x;
-    previous_step = step;
-    previous_time = s.x.time;
-    if (out.residual < options.tolerance && out.iterations > 2) {
+    *step_out = step;
+    return mismatch.norm();
+  };
+  Eigen::VectorXd previous_step = Eigen::VectorXd::Zero(n);
+  for (out.iterations = 1; out.iterations <= options.max_iterations; out.iterations++) {
+    NextSection(sim, s, options, out.iterations);
+    history.push_back(s.x);
+    if (static_cast<int>(history.size()) > 2 * lags + 1) history.erase(history.begin());
+    const int k = static_cast<int>(history.size()) - 1;
+    // the smallest lag that has repeated (seen over two periods) is the period; before any has,
+    // the lag with the smallest mismatch so far
+    double best = std::numeric_limits<double>::infinity();
+    for (int p = 1; p <= lags && p <= k; p++) {
+      Eigen::VectorXd step;
+      const double r = mismatch_at(p, &step);
+      const bool repeated = r < options.tolerance && out.iterations > 2 * p;
+      if (repeated || r < best) {
+        best = r;
+        out.section_events = p;
+        out.period = history[k].time - history[k - p].time;
+        previous_step = step;
+      }
+      if (repeated) break;
+    }
+    out.residual = best;
+    if (out.residual < options.tolerance && out.iterations > 2 * out.section_events) {
       out.converged = true;
       break;
     }
@@ -160,10 +187,24 @@ FloquetResult AnalyzePeriodicOrbit(RigidSimulator& sim, const HybridState& start
     if (std::abs(previous_step(i)) > 1e3 * options.tolerance) out.cyclic.push_back(i);
   }
   for (int i = nv; i < n; i++) out.shift(i) = 0;
-
-  // a mid-period point, and one period from it
-  out.mid = s;
-  sim.AdvanceFixedMode(out.mid, s.x.time + out.period / 2);
+  // the point the matrices start from: the middle of the longest stretch between events of one
+  // period (away from every event, so that a perturbation of fd_eps does not move one across it;
+  // half a period after the section when the section event is the period's only one)
+  {
+    HybridState probe = s;
+    std::vector<double> times{s.x.time};
+    for (const RigidEvent& ev : sim.Advance(probe, s.x.time + out.period)) times.push_back(ev.time);
+    times.push_back(s.x.time + out.period);
+    double from = s.x.time, longest = 0;
+    for (size_t i = 0; i + 1 < times.size(); i++) {
+      if (times[i + 1] - times[i] > longest) {
+        longest = times[i + 1] - times[i];
+        from = times[i];
+      }
+    }
+    out.mid = s;
+    sim.Advance(out.mid, from + longest / 2);
+  }
 
   // Newton on the mid-period point and the period when iterating has not settled (an unstable or
   // slowly converging orbit): [Φ_T − I, F; Fᵀ, 0] [δx; δT] = −[x(T) ⊖ x − shift; 0], solved in the

@@ -83,6 +83,7 @@ class Floquet:
     consistent: bool = True            # trivial/symmetry multipliers 1 and the half step agrees
     check_failures: list = field(default_factory=list)
     events: list = field(default_factory=list)  # one period's events (saltation.Event)
+    section_events: int = 1            # section events in one period (a hop's foot and stop strikes: 2)
 
 
 def floquet(model, keyframe=None, data=None, section="touchdown", step=1e-3, max_iterations=400,

@@ -207,6 +207,7 @@ py::dict Floquet(py::object model, py::object data, const std::string& keyframe,
   out["iterations"] = r.iterations;
   out["newton_iterations"] = r.newton_iterations;
   out["period"] = r.period;
+  out["section_events"] = r.section_events;
   out["residual"] = r.residual;
   out["section"] = section;
   out["multipliers"] = r.multipliers;

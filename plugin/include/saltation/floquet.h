@@ -1,10 +1,12 @@
 // Periodic orbits of the rigid hybrid model and their Floquet multipliers (theory.md §5).
 //
 // The orbit is found on a Poincaré section at events of one kind (default: every touchdown) by
-// iterating the return map, then refined with Newton on a mid-period point and the period when
+// iterating the return map (a period may hold up to max_section_events of them: the smallest lag
+// whose section states repeat is the period), then refined with Newton on a mid-period point and the period when
 // iterating has not settled (unstable or slowly converging orbits); coordinates that advance by a constant per period (a wheel's angle, a
 // walker's forward position) are detected as cyclic and only need to repeat up to that shift.
-// The monodromy matrix over one period, taken from a mid-period point, is assembled from the Φ/Ξ
+// The monodromy matrix over one period, taken from a point in the middle of the period's longest
+// event-free stretch (the "mid-period point"), is assembled from the Φ/Ξ
 // chain (finite differences of each mode's flow, Ξ at each event) and, independently, by shooting
 // (central differences of the whole hybrid flow over one period); their eigenvalues are the
 // Floquet multipliers. The multipliers that are 1 by construction are reported apart, never
@@ -40,6 +42,7 @@ struct FloquetOptions {
   int newton_iterations = 8;     // Newton refinements when iterating the return map has not settled
   bool cross_check = true;       // repeat at half the integrator step and compare
   double check_tolerance = 1e-5; // largest accepted disagreement of the checks
+  int max_section_events = 4;    // section events a period may hold (the lag of the repetition)
 };
 
 // A monodromy matrix's multipliers, split (floquet_spectrum.h).
@@ -55,10 +58,11 @@ struct FloquetResult {
   int iterations = 0;                   // return-map iterations
   int newton_iterations = 0;            // Newton refinements used after them
   double period = 0;
+  int section_events = 1;               // section events in one period (the lag that repeated)
   double residual = 0;                  // last section-to-section mismatch
   std::vector<int> cyclic;              // tangent indices of cyclic coordinates
   Eigen::VectorXd shift;                // their advance per period (tangent, ndx)
-  HybridState mid;                      // the mid-period point the matrices start from
+  HybridState mid;                      // the point the matrices start from: mid longest event-free stretch
   std::vector<RigidEvent> events;       // the events of one period
   Eigen::MatrixXd monodromy;            // Φ/Ξ chain (ndx × ndx)
   Eigen::MatrixXd shooting;             // finite differences of the hybrid flow over one period
