@@ -75,12 +75,7 @@ void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>
   }
 }
 
-namespace {
-
-// MuJoCo's completion of a contact frame from its normal (first row) and an optional hint for
-// the first tangent (second row): the hint, or the y axis unless the normal is near it, then the
-// z axis; made orthogonal to the normal; the third row is normal × tangent.
-void CompleteFrame(mjtNum frame[9]) {
+void CompleteContactFrame(mjtNum frame[9]) {
   mju_normalize3(frame);
   if (mju_dot3(frame + 3, frame + 3) < 0.25) {
     mju_zero3(frame + 3);
@@ -97,7 +92,24 @@ void CompleteFrame(mjtNum frame[9]) {
   mju_cross(frame + 6, frame, frame + 3);
 }
 
-}  // namespace
+void PairContactParams(const mjModel* m, int g1, int g2, double* margin, double* gap, int* condim) {
+  int ipair = -1;
+  for (int p = 0; p < m->npair && ipair < 0; p++) {
+    if ((m->pair_geom1[p] == g1 && m->pair_geom2[p] == g2) || (m->pair_geom1[p] == g2 && m->pair_geom2[p] == g1)) ipair = p;
+  }
+  if (ipair >= 0) {
+    *margin = m->pair_margin[ipair];
+    *gap = m->pair_gap[ipair];
+    *condim = m->pair_dim[ipair];
+  } else {
+    *margin = m->geom_margin[g1] + m->geom_margin[g2];
+    *gap = m->geom_gap[g1] + m->geom_gap[g2];
+    const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
+    *condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
+  }
+  // Contact Override replaces the margin (mj_assignMargin), not the gap
+  if (m->opt.enableflags & mjENBL_OVERRIDE) *margin = m->opt.o_margin;
+}
 
 void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
                   std::vector<ContactPoint>& points) {
@@ -113,26 +125,9 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
     const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
     mjfCollision collide = mjCOLLISIONFUNC[t1][t2];
     if (!collide) continue;
-    // margin, gap and condim as MuJoCo's narrow phase sets them: an explicit <pair>, or the sum of
-    // the geoms' margins and of their gaps (condim from mj_contactParam's priority rule)
-    int ipair = -1;
-    for (int p = 0; p < m->npair && ipair < 0; p++) {
-      if ((m->pair_geom1[p] == g1 && m->pair_geom2[p] == g2) || (m->pair_geom1[p] == g2 && m->pair_geom2[p] == g1)) ipair = p;
-    }
     double margin, gap;
     int condim;
-    if (ipair >= 0) {
-      margin = m->pair_margin[ipair];
-      gap = m->pair_gap[ipair];
-      condim = m->pair_dim[ipair];
-    } else {
-      margin = m->geom_margin[g1] + m->geom_margin[g2];
-      gap = m->geom_gap[g1] + m->geom_gap[g2];
-      const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
-      condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
-    }
-    // Contact Override replaces the margin (mj_assignMargin), not the gap
-    if (m->opt.enableflags & mjENBL_OVERRIDE) margin = m->opt.o_margin;
+    PairContactParams(m, g1, g2, &margin, &gap, &condim);
     std::memset(con, 0, sizeof(con));
     // the narrow phase detects within margin + gap; the rigid surface is at dist = margin
     // (MuJoCo 4's collision functions fill mjPreContact: a normal and an optional tangent; they
@@ -142,7 +137,7 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
       mjtNum frame[9] = {0};
       mju_copy3(frame, con[i].normal);
       mju_copy3(frame + 3, con[i].tangent);
-      CompleteFrame(frame);
+      CompleteContactFrame(frame);
       AddPoint(d, g1, g2, con[i].pos, frame, con[i].dist - margin, condim, -1, points);
     }
   }

@@ -193,6 +193,43 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   return ev;
 }
 
+RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                        const State& x, const Mode& mode, int k, const FeatureGuard& guard, double force_tol) {
+  RigidEvent ev = EventAt(EventKind::kFeature, x, mode);
+  ev.x_plus = x;
+  ev.contact = mode.contacts[k];
+  ev.mode_index = k;
+  ev.feature_before = ev.contact.feature;
+  ev.feature_after = guard.to;
+  ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
+  ev.island = IslandOf(model, mode.contacts, {ev.contact});
+  Mode rest;
+  const HybridState s{x, RestrictMode(model.mj(), mode, ev.island, &rest)};
+  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in s.mode
+
+  const ModeDynamics before = EvaluateMode(model, data, s.x, s.mode);  // data.main() at x's configuration
+  ev.point = before.constraints.points[k].pos;
+  Eigen::VectorXd f_minus(model.ndx());
+  f_minus << s.x.qvel, before.qacc, before.act_dot;
+  const Eigen::VectorXd grad_h = FeatureGuardGradient(model, data.main(), s.mode.contacts[k], guard);
+  const double rel = KineticTransversality(model, data.main(), grad_h, s.x.qvel);
+  Mode after = s.mode;
+  after.contacts[k].feature = guard.to;
+  ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
+  for (size_t i = 0; i < ev.released.size(); i++) {
+    if (ev.released[i].SamePair(ev.contact) && ev.released[i].anchor == ev.contact.anchor) {
+      ev.kind = EventKind::kLiftoff;  // the new feature would pull at once: it leaves here
+      ev.released.erase(ev.released.begin() + i);
+      break;
+    }
+  }
+  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, after);
+  ev.mode_after = MergeModes(rest, after);
+  ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_h);
+  ev.xi.transversality_rel = rel;
+  return ev;
+}
+
 RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                                  const State& x, const Mode& mode, int k, double force_tol) {
   RigidEvent ev;

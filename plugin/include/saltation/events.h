@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "saltation/contact_features.h"
 #include "saltation/contacts.h"
 #include "saltation/event_kind.h"
 #include "saltation/impact.h"
@@ -24,7 +25,7 @@ struct HybridState {
 };
 
 struct RigidEvent {
-  // touchdown, liftoff or slip (event_kind.h); stick–slip with Coulomb friction is not modelled
+  // touchdown, liftoff, slip or feature (event_kind.h); stick–slip with Coulomb friction is not modelled
   EventKind kind = EventKind::kTouchdown;
   double time = 0;
   double bracket_lo = 0, bracket_hi = 0;  // times the root was bracketed between at the end
@@ -44,7 +45,10 @@ struct RigidEvent {
   // xi holds only f_minus, grad_g (touchdown), the transversality and dt_dx (touchdown); a
   // liftoff's transversality_rel is NaN. CompleteEvent fills in the rest.
   bool complete = true;
-  int mode_index = -1;                    // liftoff / slip: the contact's index in mode_before
+  int mode_index = -1;                    // liftoff / slip / feature: the contact's index in mode_before
+  // a feature change (FeatureEvent): the contact's geometric feature before and after
+  // (contact_features.h); −1 for every other event
+  int feature_before = -1, feature_after = -1;
   // the trees the event reaches (islands.h): the impact, the release, F⁻, F⁺, ∇g and Ξ are
   // computed on the mode's contacts inside it (Ξ is the identity outside); xi.f_minus and
   // xi.f_plus hold the island's mode dynamics, whose entries outside the island are those trees'
@@ -70,6 +74,15 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
 RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                         const State& x, const Mode& mode, int k, double force_tol,
                         bool complete = true);
+
+// The geometric feature of contact k of the mode changes at x: its feature guard `guard`
+// (FeatureGuards, contact_features.h) reached zero. No reset; the mode after holds the contact on
+// guard.to, less the contacts whose force then pulls (ReleasePulling); ∇h = FeatureGuardGradient,
+// Ξ = I + (F⁺ − F⁻)∇hᵀ/(∇hᵀF⁻), transversality_rel the kinetic-energy cosine of ∇h and v
+// (KineticTransversality). Kind kFeature, or kLiftoff when the switch releases the contact itself (a
+// ball too fast to follow an edge's curvature leaves at the edge). Complete on return.
+RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                        const State& x, const Mode& mode, int k, const FeatureGuard& guard, double force_tol);
 
 // Release of contact k of the mode at x declared kinematically: MuJoCo's contact has come apart
 // (gap beyond the hook's release_gap) while the rigid force never crossed zero. A liftoff with
