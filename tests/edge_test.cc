@@ -130,6 +130,64 @@ TEST_F(Edge, SlowBallRollsRoundTheEdgeAndLeavesWhereTheForceVanishes) {
   }
 }
 
+// The same edge with friction (condim 3, sticking): a ball rolling at v₀ (ω = v₀/r) rolls round the
+// edge on its contact rows (normal and both tangents on the edge's feature) with kinetic energy
+// (7/10) m v², so v² = v₀² + (10/7) g r (1 − cos θ) and λ = m(g cos θ − v²/r) vanishes at
+// cos θ* = (7 v₀²/(g r) + 10)/17, at t* = x₀/v₀ + ∫₀^θ* r dθ/v(θ). At the switch the centre's
+// acceleration jumps by −v₀²/r in z and nothing else (the tangential acceleration g sin θ·5/7 and
+// the angular one are zero at θ = 0): Ξ = I but Ξ[v_z, x] = −v₀/r. (The release's Ξ is not I here:
+// the sticking contact still carries the friction force m g sin θ*·2/7 when λ_n reaches zero.)
+TEST_F(Edge, RollingBallRollsRoundTheEdgeOnItsTangentRowsToo) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="step" type="box" pos="-0.5 0.1 -0.1" size="0.5 0.6 0.1" condim="3" friction="2"/>
+    <body name="marble">
+      <freejoint/>
+      <geom name="marble" type="sphere" size="0.04" mass="0.3" condim="3" friction="2"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  Model model(m.get());
+  const double v0 = 0.3, x0 = 0.03;
+  RigidSimulator sim(model);
+  State x;
+  x.qpos.setZero(7);
+  x.qpos << -x0, 0, kR, 1, 0, 0, 0;
+  x.qvel.setZero(6);
+  x.qvel(0) = v0;
+  x.qvel(4) = v0 / kR;  // rolling: ω_y = v/r (the free joint's angular velocity is in the body frame)
+  x.act.resize(0);
+  HybridState s = sim.Initialize(x);
+  ASSERT_EQ(s.mode.contacts.size(), 1u);
+  ASSERT_FALSE(s.mode.contacts[0].frictionless) << "it starts rolling, not sliding";
+  const std::vector<RigidEvent> events = sim.Advance(s, x0 / v0 + 0.3);
+  ASSERT_GE(events.size(), 2u);
+  const RigidEvent& on = events[0];
+  EXPECT_EQ(on.kind, EventKind::kFeature);
+  EXPECT_STREQ(FeatureName(on.feature_after), "edge");
+  Eigen::MatrixXd on_truth = Eigen::MatrixXd::Identity(12, 12);
+  on_truth(8, 0) = -v0 / kR;  // v_z row, x column
+  const double c = (7 * v0 * v0 / (kG * kR) + 10) / 17;
+  const double theta = std::acos(c);
+  auto f = [&](double t) { return kR / std::sqrt(v0 * v0 + 10.0 / 7 * kG * kR * (1 - std::cos(t))); };
+  const int n = 100000;
+  double quad = f(0) + f(theta);
+  for (int i = 1; i < n; i++) quad += (i % 2 ? 4 : 2) * f(i * theta / n);
+  const double t_exact = x0 / v0 + quad * theta / n / 3;
+  const RigidEvent& off = events[1];
+  std::printf("[ table edge ] rolling v0 %.2f: switch t − t_exact = %+.2e s, max |Ξ − Ξ_exact| = %.2e; release "
+              "(%s) at θ* = %.4f: t − t_exact = %+.2e s, max |Ξ − I| = %.2e\n",
+              v0, on.time - x0 / v0, (on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), EventKindName(off.kind), theta,
+              off.time - t_exact, (off.xi.Dense() - Eigen::MatrixXd::Identity(12, 12)).cwiseAbs().maxCoeff());
+  EXPECT_NEAR(on.time, x0 / v0, 1e-9);
+  EXPECT_LT((on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), 1e-7) << on.xi.Dense();  // measured 1.9e-8
+  EXPECT_EQ(off.kind, EventKind::kLiftoff);
+  EXPECT_NEAR(off.time, t_exact, 1e-9);
+  EXPECT_NEAR(off.x_minus.qpos(0), kR * std::sin(theta), 1e-9);
+}
+
 // The bias of a face contact near the edge is the face's: the stencil does not look past the edge
 // (it reached 2·jdot_step·|v| = 6e-4 m ahead at 3 m/s and saw the edge's curvature from 1e-5 m).
 TEST_F(Edge, FaceContactNearTheEdgeFeelsNoCurvature) {
