@@ -46,6 +46,36 @@ RigidEvent EventAt(EventKind kind, const State& x, const Mode& mode) {
   return ev;
 }
 
+// A release where a contact without a held feature crosses a boundary of its geometric features
+// (contact_features.h; the engine hook's modes hold none): λ_n jumps there (a ball too fast for an
+// edge: m G on the face, m(G − v²/r) < 0 on the edge), so the located liftoff sits on the boundary
+// and ∂λ_n/∂x by differences would straddle the jump. True when x is within the difference stencil
+// (2·fd_step) of a boundary of the feature of `id` at x: then grad is the boundary's guard gradient
+// oriented to fall along the motion and before/after the features on either side. Uses data.aux().
+bool AtFeatureBoundary(const Model& model, Data& data, const State& x, const ContactId& id,
+                       Eigen::VectorXd* grad, int* before, int* after) {
+  const mjModel* m = model.mj();
+  if (id.feature >= 0 || !HasFeatures(m, id)) return false;
+  mjData* d = data.aux();
+  mju_copy(d->qpos, x.qpos.data(), m->nq);
+  mj_kinematics(m, d);
+  ContactId at = id;
+  at.feature = FeatureAt(m, d, id);
+  if (at.feature < 0) return false;
+  const FeatureGuardSet guards = FeatureGuards(m, d, at);
+  for (int j = 0; j < guards.count; j++) {
+    if (std::abs(guards.guard[j].value) > 2 * model.options().fd_step) continue;
+    const Eigen::VectorXd g = FeatureGuardGradient(model, d, at, guards.guard[j]);
+    const double rate = g.head(model.nv()).dot(x.qvel);
+    if (rate == 0) continue;
+    *grad = rate < 0 ? g : Eigen::VectorXd(-g);  // leaving `at`, or just past the boundary from guard.to
+    *before = rate < 0 ? at.feature : guards.guard[j].to;
+    *after = rate < 0 ? guards.guard[j].to : at.feature;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
@@ -129,9 +159,20 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
     ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g, ev.xi.dg_dt, dreset_dt);
     ev.xi.transversality_rel = rel;
   } else {
-    const Eigen::VectorXd grad_g =
-        LiftoffGuardGradient(model, data, ev.x_minus, RestrictMode(m, ev.mode_before, ev.island),
-                             IndexInIsland(m, ev.mode_before, ev.mode_index, ev.island));
+    const Mode before = RestrictMode(m, ev.mode_before, ev.island);
+    const int k = IndexInIsland(m, ev.mode_before, ev.mode_index, ev.island);
+    Eigen::VectorXd grad_h;
+    if (AtFeatureBoundary(model, data, ev.x_minus, before.contacts[k], &grad_h, &ev.feature_before, &ev.feature_after)) {
+      // the release is the feature change (FeatureEvent's Ξ): F⁻ on the feature it leaves
+      Mode held = before;
+      held.contacts[k].feature = ev.feature_before;
+      const Eigen::VectorXd f_minus = ModeVectorField(model, data, ev.x_minus, held);  // data.main() at x⁻
+      ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_h);
+      ev.xi.transversality_rel = KineticTransversality(model, data.main(), grad_h, ev.x_minus.qvel);
+      ev.complete = true;
+      return;
+    }
+    const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, ev.x_minus, before, k);
     ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), ev.xi.f_minus, f_plus, grad_g);
     ev.xi.transversality_rel = CancellationRatio(grad_g, ev.xi.f_minus, model.nv());
   }

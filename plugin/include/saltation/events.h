@@ -95,7 +95,10 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
 // instant (the impact's candidates not in mode_before); 0 for other events.
 int JoiningContacts(const mjModel* m, const RigidEvent& ev);
 
-// Assembles Ξ of an event made with complete = false, at its own x⁻ and modes; `restitution`
+// Assembles Ξ of an event made with complete = false, at its own x⁻ and modes. A liftoff of a
+// contact without a held feature within 2·fd_step of a boundary of its geometric features (the
+// engine hook's release of a ball at a box edge, where λ_n jumps) takes the boundary as its guard
+// and F⁻ on the feature it leaves, as FeatureEvent does, and records feature_before/after; `restitution`
 // (the table the event was made with) and data's inputs (ctrl, applied forces) must be those of
 // the event. No-op when the event is complete.
 void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev);
