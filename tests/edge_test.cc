@@ -1,55 +1,310 @@
-// What the rigid model does where the contact geometry is not smooth (issue 14 items 2 and 3, not
-// fixed): a frictionless ball (slide x, z) sliding fast off a box's top edge. In the closed form the
-// face holds it (λ = m g) until its centre passes over the edge (x = 0), where the contact moves onto
-// the edge — a corner of radius 0 the ball rolls around on its own radius r — and v² > g r, so the
-// force would be m(g − v²/r) < 0: it leaves at x = 0 exactly, at t = −x₀/v₀. The bias stencil
-// J(q ⊕ s v)v looks ±2h along the motion (h = Options::jdot_step) and sees the edge's curvature
-// before the ball reaches it, so the release comes early, within the stencil's reach 2h|v|. This
-// test documents that bound; a fix (geometry changes as events, issue 14) must bring it to ~1e-13.
+// A frictionless ball leaving a box's edge (issue 14 items 2–3, theory.md §9): the contact's
+// feature (face → edge) is part of the rigid mode and its change is a located guard.
+//
+// The ball (radius r, mass 1, slide joints x and z) slides at v₀ on the top face towards the edge
+// at x = 0. The face holds it (λ = m g) until its centre passes over the edge; from there the
+// constraint is the circle of radius r about the edge, λ = m(g cos θ − v²/r), v² = v₀² + 2 g r(1 − cos θ).
+//  - fast (v₀² > g r): λ < 0 at once, it leaves at the edge, t = x₀/v₀; the switch's Ξ is
+//    I + (F⁺ − F⁻)∇hᵀ/(∇hᵀF⁻) with F⁺ − F⁻ = −g in v_z and ∇h = −e_x: Ξ[v_z, x] = −g/v₀.
+//  - slow (v₀² < g r): it rolls round the edge (Ξ[v_z, x] = −v₀/r at the switch, the centripetal
+//    jump) and leaves at cos θ* = (v₀²/(g r) + 2)/3, t* = x₀/v₀ + ∫₀^θ* r dθ/v(θ), where λ reaches
+//    zero continuously: F⁺ = F⁻, Ξ = I, and dλ/dt = −3 m g sin θ* v*/r.
+// Before the fix the bias stencil looked ±2·jdot_step·|v| past the edge and the reference had no
+// event there: the fast ball left 1.6e-6 m (1 m/s) to 2.3e-4 m (3 m/s) early with Ξ = I, the slow
+// one 4.5e-5 s late.
 #include <cmath>
 #include <cstdio>
 
 #include "test_util.h"
 
+#include "saltation/contact_features.h"
+#include "saltation/event_json.h"
+
 namespace saltation::testing {
 namespace {
+
+constexpr double kG = 9.81, kR = 0.04;
 
 const char* kTableEdge = R"(
 <mujoco>
   <option gravity="0 0 -9.81"/>
   <worldbody>
-    <geom name="table" type="box" pos="-1 0 -0.1" size="1 0.5 0.1" condim="1"/>
-    <body name="ball">
+    <geom name="bench" type="box" pos="-0.8 0 -0.2" size="0.8 0.4 0.2" condim="1"/>
+    <body name="puck">
       <joint name="x" type="slide" axis="1 0 0"/>
       <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="ball" type="sphere" size="0.05" mass="1" condim="1"/>
+      <geom name="puck" type="sphere" size="0.04" mass="1" condim="1"/>
     </body>
   </worldbody>
 </mujoco>)";
 
-class Edge : public MujocoTest {};
-
-TEST_F(Edge, FastBallLeavesTheEdgeEarlyByAtMostTheStencilReach) {
-  ModelPtr m = LoadModelFromString(kTableEdge);
-  Model model(m.get());
-  const double h = model.options().jdot_step;
-  for (double v0 : {1.0, 3.0}) {
-    RigidSimulator sim(model);
+class Edge : public MujocoTest {
+ protected:
+  // starts on the face x0 before the edge, sliding at v0
+  std::vector<RigidEvent> Run(double x0, double v0, double t_end, RigidSimulator& sim) {
     State x;
-    x.qpos = Eigen::Vector2d(-0.1, 0.05);
+    x.qpos = Eigen::Vector2d(-x0, kR);
     x.qvel = Eigen::Vector2d(v0, 0);
     x.act.resize(0);
     HybridState s = sim.Initialize(x);
-    ASSERT_EQ(s.mode.contacts.size(), 1u);
-    const std::vector<RigidEvent> events = sim.Advance(s, 0.2, 1);
-    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(s.mode.contacts.size(), 1u);
+    return sim.Advance(s, t_end);
+  }
+};
+
+// ∫₀^θ r dθ / v(θ) by Simpson's rule (smooth integrand: 1e5 intervals is round-off)
+double TimeRoundTheEdge(double v0, double theta) {
+  auto f = [&](double t) { return kR / std::sqrt(v0 * v0 + 2 * kG * kR * (1 - std::cos(t))); };
+  const int n = 100000;
+  const double h = theta / n;
+  double sum = f(0) + f(theta);
+  for (int i = 1; i < n; i++) sum += (i % 2 ? 4 : 2) * f(i * h);
+  return sum * h / 3;
+}
+
+Eigen::MatrixXd XiWithEntry(double value) {
+  Eigen::MatrixXd xi = Eigen::MatrixXd::Identity(4, 4);
+  xi(3, 0) = value;  // v_z row, x column
+  return xi;
+}
+
+TEST_F(Edge, FastBallLeavesExactlyAtTheEdge) {
+  ModelPtr m = LoadModelFromString(kTableEdge);
+  Model model(m.get());
+  for (double v0 : {1.0, 3.0}) {
+    RigidSimulator sim(model);
+    const double x0 = 0.1;
+    const std::vector<RigidEvent> events = Run(x0, v0, 0.5, sim);
+    // one event: no spurious grazing touchdowns after it (the ball flies clear of the box)
+    ASSERT_EQ(events.size(), 1u) << "v0 " << v0;
     const RigidEvent& ev = events[0];
-    EXPECT_EQ(ev.kind, EventKind::kLiftoff);
-    const double early = -ev.x_minus.qpos(0);  // the closed form leaves at x = 0
-    std::printf("[ table edge ] v0 %.1f m/s: released at x = %+.3e m (t − t_exact = %+.2e s), stencil reach 2h|v| = %.1e m\n",
-                v0, ev.x_minus.qpos(0), ev.time - 0.1 / v0, 2 * h * v0);
-    EXPECT_GT(early, 0) << "early: the stencil sees the edge ahead";
-    EXPECT_LT(early, 2 * h * v0) << "but not further than it reaches";
+    EXPECT_EQ(ev.kind, EventKind::kLiftoff) << "the switch onto the edge releases it";
+    EXPECT_STREQ(FeatureName(ev.feature_before), "face");
+    EXPECT_STREQ(FeatureName(ev.feature_after), "edge");
+    EXPECT_TRUE(ev.mode_after.contacts.empty());
+    const Eigen::MatrixXd truth = XiWithEntry(-kG / v0);
+    std::printf("[ table edge ] fast v0 %.1f: t − t_exact = %+.2e s, x⁻ = %+.2e m, ‖Ξ − Ξ_exact‖ = %.2e\n", v0,
+                ev.time - x0 / v0, ev.x_minus.qpos(0), (ev.xi.Dense() - truth).norm());
+    EXPECT_NEAR(ev.time, x0 / v0, 1e-9);
+    EXPECT_NEAR(ev.x_minus.qpos(0), 0, 1e-9);
+    EXPECT_LT((ev.xi.Dense() - truth).cwiseAbs().maxCoeff(), 1e-9) << ev.xi.Dense();
+    EXPECT_NE(EventToJson(model, ev, 0.0).find("\"feature_before\":\"face\",\"feature_after\":\"edge\""),
+              std::string::npos);
+  }
+}
+
+TEST_F(Edge, SlowBallRollsRoundTheEdgeAndLeavesWhereTheForceVanishes) {
+  ModelPtr m = LoadModelFromString(kTableEdge);
+  Model model(m.get());
+  for (double v0 : {0.2, 0.45}) {
+    RigidSimulator sim(model);
+    const double x0 = 0.05;
+    const std::vector<RigidEvent> events = Run(x0, v0, x0 / v0 + 0.3, sim);
+    ASSERT_EQ(events.size(), 2u) << "v0 " << v0;
+    // the switch onto the edge: it stays, F jumps by the centripetal term
+    const RigidEvent& on = events[0];
+    EXPECT_EQ(on.kind, EventKind::kFeature);
+    EXPECT_STREQ(FeatureName(on.feature_before), "face");
+    EXPECT_STREQ(FeatureName(on.feature_after), "edge");
+    ASSERT_EQ(on.mode_after.contacts.size(), 1u);
+    const Eigen::MatrixXd on_truth = XiWithEntry(-v0 / kR);
+    EXPECT_NEAR(on.time, x0 / v0, 1e-9);
+    EXPECT_LT((on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), 1e-9) << on.xi.Dense();
+    // the release on the rounded part
+    const RigidEvent& off = events[1];
+    EXPECT_EQ(off.kind, EventKind::kLiftoff);
+    const double c = (v0 * v0 / (kG * kR) + 2) / 3;
+    const double theta = std::acos(c);
+    const double t_exact = x0 / v0 + TimeRoundTheEdge(v0, theta);
+    const double v_exact = std::sqrt(v0 * v0 + 2 * kG * kR * (1 - c));
+    const double rate_exact = -3 * kG * std::sin(theta) * v_exact / kR;  // dλ/dt at the release (m = 1)
+    std::printf("[ table edge ] slow v0 %.2f: switch t − t_exact = %+.2e s, ‖Ξ − Ξ_exact‖ = %.2e; release at "
+                "θ* = %.4f: t − t_exact = %+.2e s, ‖Ξ − I‖ = %.2e, dλ/dt %.9g (exact %.9g)\n",
+                v0, on.time - x0 / v0, (on.xi.Dense() - on_truth).norm(), theta, off.time - t_exact,
+                (off.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).norm(), off.xi.transversality, rate_exact);
+    EXPECT_NEAR(off.time, t_exact, 1e-9);
+    EXPECT_NEAR(off.x_minus.qpos(0), kR * std::sin(theta), 1e-9);
+    EXPECT_NEAR(off.x_minus.qpos(1), kR * c, 1e-9);
+    EXPECT_LT((off.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff(), 1e-9) << off.xi.Dense();
+    EXPECT_NEAR(off.xi.transversality, rate_exact, 1e-7 * std::abs(rate_exact));  // measured 2.2e-8
+  }
+}
+
+// The same edge with friction (condim 3, sticking): a ball rolling at v₀ (ω = v₀/r) rolls round the
+// edge on its contact rows (normal and both tangents on the edge's feature) with kinetic energy
+// (7/10) m v², so v² = v₀² + (10/7) g r (1 − cos θ) and λ = m(g cos θ − v²/r) vanishes at
+// cos θ* = (7 v₀²/(g r) + 10)/17, at t* = x₀/v₀ + ∫₀^θ* r dθ/v(θ). At the switch the centre's
+// acceleration jumps by −v₀²/r in z and nothing else (the tangential acceleration g sin θ·5/7 and
+// the angular one are zero at θ = 0): Ξ = I but Ξ[v_z, x] = −v₀/r. (The release's Ξ is not I here:
+// the sticking contact still carries the friction force m g sin θ*·2/7 when λ_n reaches zero.)
+TEST_F(Edge, RollingBallRollsRoundTheEdgeOnItsTangentRowsToo) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="step" type="box" pos="-0.5 0.1 -0.1" size="0.5 0.6 0.1" condim="3" friction="2"/>
+    <body name="marble">
+      <freejoint/>
+      <geom name="marble" type="sphere" size="0.04" mass="0.3" condim="3" friction="2"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  Model model(m.get());
+  const double v0 = 0.3, x0 = 0.03;
+  RigidSimulator sim(model);
+  State x;
+  x.qpos.setZero(7);
+  x.qpos << -x0, 0, kR, 1, 0, 0, 0;
+  x.qvel.setZero(6);
+  x.qvel(0) = v0;
+  x.qvel(4) = v0 / kR;  // rolling: ω_y = v/r (the free joint's angular velocity is in the body frame)
+  x.act.resize(0);
+  HybridState s = sim.Initialize(x);
+  ASSERT_EQ(s.mode.contacts.size(), 1u);
+  ASSERT_FALSE(s.mode.contacts[0].frictionless) << "it starts rolling, not sliding";
+  const std::vector<RigidEvent> events = sim.Advance(s, x0 / v0 + 0.3);
+  ASSERT_GE(events.size(), 2u);
+  const RigidEvent& on = events[0];
+  EXPECT_EQ(on.kind, EventKind::kFeature);
+  EXPECT_STREQ(FeatureName(on.feature_after), "edge");
+  Eigen::MatrixXd on_truth = Eigen::MatrixXd::Identity(12, 12);
+  on_truth(8, 0) = -v0 / kR;  // v_z row, x column
+  const double c = (7 * v0 * v0 / (kG * kR) + 10) / 17;
+  const double theta = std::acos(c);
+  auto f = [&](double t) { return kR / std::sqrt(v0 * v0 + 10.0 / 7 * kG * kR * (1 - std::cos(t))); };
+  const int n = 100000;
+  double quad = f(0) + f(theta);
+  for (int i = 1; i < n; i++) quad += (i % 2 ? 4 : 2) * f(i * theta / n);
+  const double t_exact = x0 / v0 + quad * theta / n / 3;
+  const RigidEvent& off = events[1];
+  std::printf("[ table edge ] rolling v0 %.2f: switch t − t_exact = %+.2e s, max |Ξ − Ξ_exact| = %.2e; release "
+              "(%s) at θ* = %.4f: t − t_exact = %+.2e s, max |Ξ − I| = %.2e\n",
+              v0, on.time - x0 / v0, (on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), EventKindName(off.kind), theta,
+              off.time - t_exact, (off.xi.Dense() - Eigen::MatrixXd::Identity(12, 12)).cwiseAbs().maxCoeff());
+  EXPECT_NEAR(on.time, x0 / v0, 1e-9);
+  EXPECT_LT((on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), 1e-7) << on.xi.Dense();  // measured 1.9e-8
+  EXPECT_EQ(off.kind, EventKind::kLiftoff);
+  EXPECT_NEAR(off.time, t_exact, 1e-9);
+  EXPECT_NEAR(off.x_minus.qpos(0), kR * std::sin(theta), 1e-9);
+}
+
+// The engine hook on MuJoCo's own (soft) simulation of the fast ball: its liftoff is located at the
+// edge, where λ_n jumps (no feature is held there), and its Ξ is the feature change's, the edge
+// closed form Ξ[v_z, x] = −G/v_x⁻ with ∇g = −e_x; ∂λ_n/∂x by differences across the jump gave
+// ‖Ξ‖ 15.5 instead of 9.9 at 1 m/s.
+TEST_F(Edge, HookReleasesAtTheEdgeWithTheFeatureChangesXi) {
+  ModelPtr m = LoadModelFromString(kTableEdge);
+  DataPtr d(mj_makeData(m.get()));
+  for (double v0 : {1.0, 2.0}) {
+    mj_resetData(m.get(), d.get());
+    d->qpos[0] = -0.05;
+    d->qpos[1] = kR;
+    d->qvel[0] = v0;
+    Hook hook(m.get());
+    while (d->time < 0.1) hook.Step(d.get());
+    size_t i = 0;
+    while (i < hook.events().size() && hook.events()[i].kind != EventKind::kLiftoff) i++;
+    ASSERT_LT(i, hook.events().size()) << "v0 " << v0 << ": no liftoff";
+    ASSERT_TRUE(hook.events()[i].has_xi);
+    const RigidEvent& ev = hook.CompletedEvent(i).rigid;
+    EXPECT_STREQ(FeatureName(ev.feature_before), "face");
+    EXPECT_STREQ(FeatureName(ev.feature_after), "edge");
+    const Eigen::MatrixXd truth = XiWithEntry(-kG / ev.x_minus.qvel(0));
+    std::printf("[ table edge ] hook v0 %.1f: released at x⁻ = %+.2e m, max |Ξ − Ξ_edge| = %.2e\n", v0,
+                ev.x_minus.qpos(0), (ev.xi.Dense() - truth).cwiseAbs().maxCoeff());
+    EXPECT_NEAR(ev.x_minus.qpos(0), 0, 1e-9);
+    EXPECT_LT((ev.xi.Dense() - truth).cwiseAbs().maxCoeff(), 1e-9) << ev.xi.Dense();
+  }
+}
+
+// The bias of a face contact near the edge is the face's: the stencil does not look past the edge
+// (it reached 2·jdot_step·|v| = 6e-4 m ahead at 3 m/s and saw the edge's curvature from 1e-5 m).
+TEST_F(Edge, FaceContactNearTheEdgeFeelsNoCurvature) {
+  ModelPtr m = LoadModelFromString(kTableEdge);
+  Model model(m.get());
+  Data data(model);
+  State x;
+  x.qpos = Eigen::Vector2d(-1e-5, kR);
+  x.qvel = Eigen::Vector2d(3, 0);
+  x.act.resize(0);
+  RigidSimulator sim(model);
+  const HybridState s = sim.Initialize(x);
+  ASSERT_EQ(s.mode.contacts.size(), 1u);
+  for (Mode mode : {s.mode, Mode{{[&] { ContactId id = s.mode.contacts[0]; id.feature = -1; return id; }()}}}) {
+    const ModeDynamics dyn = EvaluateMode(model, data, x, mode);
+    EXPECT_NEAR(dyn.normal_force(0), kG, 1e-9) << "feature " << mode.contacts[0].feature;
+    EXPECT_NEAR(dyn.qacc(1), 0, 1e-9);
+  }
+}
+
+// FeaturePoint is MuJoCo's sphere–box point inside each region (face, edge, vertex) of a tilted
+// box, and FeatureGuardGradient is the guard's finite-difference gradient.
+TEST_F(Edge, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <worldbody>
+    <body name="crate" pos="0.1 0.2 0.3" euler="20 -30 40">
+      <freejoint/>
+      <geom name="crate" type="box" size="0.3 0.2 0.1" margin="0.01" gap="0.002"/>
+    </body>
+    <body name="ball">
+      <freejoint/>
+      <geom name="ball" type="sphere" size="0.05" margin="0.003"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  Model model(m.get());
+  Data data(model);
+  mjData* d = data.main();
+  // the ball centre placed in the crate's frame just off a face, an edge and a vertex
+  const Eigen::Vector3d local[3] = {{0.1, -0.05, 0.1 + 0.052}, {0.3 + 0.03, 0.05, 0.1 + 0.03}, {-0.3 - 0.02, 0.2 + 0.03, -0.1 - 0.025}};
+  const char* names[3] = {"face", "edge", "vertex"};
+  for (int i = 0; i < 3; i++) {
+    Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(m->qpos0, m->nq);
+    mju_copy(d->qpos, q.data(), m->nq);
+    mj_kinematics(m.get(), d);
+    Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->geom_xmat + 9 * 0);
+    q.segment<3>(7) = Eigen::Map<const Eigen::Vector3d>(d->geom_xpos) + R * local[i];
+    EvaluatePosition(model, d, q.data());
+    std::vector<ContactPoint> points;
+    ListContacts(model, d, points);
+    ASSERT_EQ(points.size(), 1u) << names[i];
+    ContactId id = points[0].id;
+    ASSERT_TRUE(HasFeatures(m.get(), id));
+    id.feature = FeatureAt(m.get(), d, id);
+    EXPECT_STREQ(FeatureName(id.feature), names[i]);
+    const ContactPoint p = FeaturePoint(model, d, id);
+    EXPECT_LT((p.pos - points[0].pos).norm(), 1e-12) << names[i];
+    EXPECT_LT((p.frame.row(0) - points[0].frame.row(0)).norm(), 1e-12) << names[i];
+    EXPECT_NEAR(p.gap, points[0].gap, 1e-12) << names[i];
+    EXPECT_EQ(p.condim, points[0].condim);
+    // every guard of the region: positive inside, gradient = central differences
+    const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
+    EXPECT_EQ(guards.count, i == 0 ? 5 : i == 1 ? 4 : 3);
+    State x;
+    x.qpos = q;
+    x.qvel = Eigen::VectorXd::Zero(m->nv);
+    x.act.resize(0);
+    for (int j = 0; j < guards.count; j++) {
+      EXPECT_GT(guards.guard[j].value, 0);
+      EvaluatePosition(model, d, q.data());
+      const Eigen::VectorXd grad = FeatureGuardGradient(model, d, id, guards.guard[j]);
+      Eigen::VectorXd fd = Eigen::VectorXd::Zero(model.ndx()), e = fd;
+      const double eps = 1e-6;
+      for (int k = 0; k < m->nv; k++) {
+        e.setZero();
+        e(k) = eps;
+        double g[2];
+        for (int side = 0; side < 2; side++) {
+          const State y = Integrate(m.get(), x, e, side ? -1 : 1);
+          mju_copy(d->qpos, y.qpos.data(), m->nq);
+          mj_kinematics(m.get(), d);
+          g[side] = FeatureGuards(m.get(), d, id).guard[j].value;
+        }
+        fd(k) = (g[0] - g[1]) / (2 * eps);
+      }
+      EXPECT_LT((grad - fd).norm(), 1e-9) << names[i] << " guard " << j << "\n" << grad.transpose() << "\n" << fd.transpose();
+    }
   }
 }
 

@@ -9,8 +9,9 @@ namespace {
 
 const char* kRigidUsage = R"(usage: saltation rigid [MODEL.xml] [options]
 
-Runs the exact event-driven rigid hybrid model of MODEL (touchdown, liftoff, slip) and prints every
-contact event with its transversality, saltation matrix norm ‖Ξ‖, rank and flags.
+Runs the exact event-driven rigid hybrid model of MODEL (touchdown, liftoff, slip, and feature: a
+sphere's contact passing from a box's face onto an edge or a vertex) and prints every contact event
+with its transversality, saltation matrix norm ‖Ξ‖, rank and flags.
 MODEL defaults to models/ball_drop.xml. The run starts from the model's first keyframe when it has
 one, else from qpos0 (printed); --keyframe chooses another.
 

@@ -78,53 +78,20 @@ void AddPoint(const mjData* d, int g1, int g2, const mjtNum pos[3], const mjtNum
   p.mj_index = mj_index;
 }
 
-}  // namespace
-
-namespace {
-
-// The margin, gap and condim MuJoCo's narrow phase gives a geom pair: an explicit <pair>, or the
-// sum of the geoms' margins and of their gaps (condim from mj_contactParam's priority rule); the
-// narrow phase detects within margin + gap, and the rigid surface is at dist = margin.
-struct PairParameters {
-  double margin = 0, gap = 0;
-  int condim = 1;
-};
-
-PairParameters ParametersOf(const mjModel* m, int g1, int g2) {
-  PairParameters p;
-  int ipair = -1;
-  for (int k = 0; k < m->npair && ipair < 0; k++) {
-    if ((m->pair_geom1[k] == g1 && m->pair_geom2[k] == g2) || (m->pair_geom1[k] == g2 && m->pair_geom2[k] == g1)) ipair = k;
-  }
-  if (ipair >= 0) {
-    p.margin = m->pair_margin[ipair];
-    p.gap = m->pair_gap[ipair];
-    p.condim = m->pair_dim[ipair];
-  } else {
-    p.margin = m->geom_margin[g1] + m->geom_margin[g2];
-    p.gap = m->geom_gap[g1] + m->geom_gap[g2];
-    const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
-    p.condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
-  }
-  // Contact Override replaces the margin (mj_assignMargin), not the gap
-  if (m->opt.enableflags & mjENBL_OVERRIDE) p.margin = m->opt.o_margin;
-  return p;
-}
-
-void CompleteFrame(mjtNum frame[9]);
-
 // A pair whose points this library computes itself (own_points.h: a height field with a box or a
 // sphere, a plane with a mesh) in place of MuJoCo's.
 void AddOwnPoints(const Model& model, const mjData* d, int g1, int g2, std::vector<ContactPoint>& points) {
   const mjModel* m = model.mj();
-  const PairParameters pair = ParametersOf(m, g1, g2);
+  double margin, gap;
+  int condim;
+  PairContactParams(m, g1, g2, &margin, &gap, &condim);
   thread_local std::vector<SurfacePoint> surface;
-  OwnPoints(m, d, g1, g2, pair.margin + pair.gap, surface);
+  OwnPoints(m, d, g1, g2, margin + gap, surface);
   for (const SurfacePoint& s : surface) {
     mjtNum frame[9] = {0};
     mju_copy3(frame, s.normal.data());
-    CompleteFrame(frame);
-    AddPoint(d, g1, g2, s.pos.data(), frame, s.dist - pair.margin, pair.condim, -1, points);
+    CompleteContactFrame(frame);
+    AddPoint(d, g1, g2, s.pos.data(), frame, s.dist - margin, condim, -1, points);
     // a sphere's points (two in a valley) are told apart by where they touch the terrain: the
     // anchor in geom2's frame would turn with the rolling ball
     if (m->geom_type[g2] == mjGEOM_SPHERE) {
@@ -156,12 +123,7 @@ void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>
   for (const auto& [g1, g2] : own) AddOwnPoints(model, d, g1, g2, points);
 }
 
-namespace {
-
-// MuJoCo's completion of a contact frame from its normal (first row) and an optional hint for
-// the first tangent (second row): the hint, or the y axis unless the normal is near it, then the
-// z axis; made orthogonal to the normal; the third row is normal × tangent.
-void CompleteFrame(mjtNum frame[9]) {
+void CompleteContactFrame(mjtNum frame[9]) {
   mju_normalize3(frame);
   if (mju_dot3(frame + 3, frame + 3) < 0.25) {
     mju_zero3(frame + 3);
@@ -178,7 +140,24 @@ void CompleteFrame(mjtNum frame[9]) {
   mju_cross(frame + 6, frame, frame + 3);
 }
 
-}  // namespace
+void PairContactParams(const mjModel* m, int g1, int g2, double* margin, double* gap, int* condim) {
+  int ipair = -1;
+  for (int p = 0; p < m->npair && ipair < 0; p++) {
+    if ((m->pair_geom1[p] == g1 && m->pair_geom2[p] == g2) || (m->pair_geom1[p] == g2 && m->pair_geom2[p] == g1)) ipair = p;
+  }
+  if (ipair >= 0) {
+    *margin = m->pair_margin[ipair];
+    *gap = m->pair_gap[ipair];
+    *condim = m->pair_dim[ipair];
+  } else {
+    *margin = m->geom_margin[g1] + m->geom_margin[g2];
+    *gap = m->geom_gap[g1] + m->geom_gap[g2];
+    const int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
+    *condim = p1 > p2 ? m->geom_condim[g1] : p2 > p1 ? m->geom_condim[g2] : std::max(m->geom_condim[g1], m->geom_condim[g2]);
+  }
+  // Contact Override replaces the margin (mj_assignMargin), not the gap
+  if (m->opt.enableflags & mjENBL_OVERRIDE) *margin = m->opt.o_margin;
+}
 
 void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
                   std::vector<ContactPoint>& points) {
@@ -198,9 +177,9 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
       AddOwnPoints(model, d, g1, g2, points);
       continue;
     }
-    const PairParameters param = ParametersOf(m, g1, g2);
-    const double margin = param.margin, gap = param.gap;
-    const int condim = param.condim;
+    double margin, gap;
+    int condim;
+    PairContactParams(m, g1, g2, &margin, &gap, &condim);
     std::memset(con, 0, sizeof(con));
     // the narrow phase detects within margin + gap; the rigid surface is at dist = margin
     // (MuJoCo 4's collision functions fill mjPreContact: a normal and an optional tangent; they
@@ -210,7 +189,7 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
       mjtNum frame[9] = {0};
       mju_copy3(frame, con[i].normal);
       mju_copy3(frame + 3, con[i].tangent);
-      CompleteFrame(frame);
+      CompleteContactFrame(frame);
       AddPoint(d, g1, g2, con[i].pos, frame, con[i].dist - margin, condim, -1, points);
     }
   }

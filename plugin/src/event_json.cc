@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "saltation/contact_features.h"
 #include "saltation/errors.h"
 
 namespace saltation {
@@ -237,6 +238,10 @@ static void RigidFields(std::ostringstream& out, const Model& model, const Rigid
   LabelsField(out, model, "mode_before", ev.mode_before.contacts);
   LabelsField(out, model, "mode_after", ev.mode_after.contacts);
   LabelsField(out, model, "released", ev.released);
+  if (ev.feature_before >= 0) {  // a feature change (contact_features.h): the contact's feature before and after
+    StringField(out, "feature_before", FeatureName(ev.feature_before));
+    StringField(out, "feature_after", FeatureName(ev.feature_after));
+  }
   if (ev.kind == EventKind::kTouchdown) {
     out << ",\"impact\":{\"candidates\":";
     Labels(out, model, ev.impact.candidates);

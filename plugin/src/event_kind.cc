@@ -13,6 +13,7 @@ const char* EventKindName(EventKind kind) {
     case EventKind::kZeno: return "zeno";
     case EventKind::kChatter: return "chatter";
     case EventKind::kRestitution: return "restitution";
+    case EventKind::kFeature: return "feature";
   }
   return "unknown";
 }

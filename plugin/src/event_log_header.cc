@@ -17,7 +17,7 @@ constexpr const char* kUnits[][2] = {
     {"bracket", "s"},
     {"point", "m"},
     {"restitution", "1"},
-    {"transversality", "guard unit/s: m/s for touchdown and graze (g is a distance), N/s for liftoff and slip (g is the normal force)"},
+    {"transversality", "guard unit/s: m/s for touchdown, graze and feature (g is a distance), N/s for liftoff and slip (g is the normal force; m/s for a liftoff at a feature change)"},
     {"transversality_rel", "1"},
     {"f_minus", "state/s (each entry its coordinate's unit per second)"},
     {"f_plus", "state/s"},

@@ -67,6 +67,36 @@ RigidEvent EventAt(EventKind kind, const State& x, const Mode& mode) {
   return ev;
 }
 
+// A release where a contact without a held feature crosses a boundary of its geometric features
+// (contact_features.h; the engine hook's modes hold none): λ_n jumps there (a ball too fast for an
+// edge: m G on the face, m(G − v²/r) < 0 on the edge), so the located liftoff sits on the boundary
+// and ∂λ_n/∂x by differences would straddle the jump. True when x is within the difference stencil
+// (2·fd_step) of a boundary of the feature of `id` at x: then grad is the boundary's guard gradient
+// oriented to fall along the motion and before/after the features on either side. Uses data.aux().
+bool AtFeatureBoundary(const Model& model, Data& data, const State& x, const ContactId& id,
+                       Eigen::VectorXd* grad, int* before, int* after) {
+  const mjModel* m = model.mj();
+  if (id.feature >= 0 || !HasFeatures(m, id)) return false;
+  mjData* d = data.aux();
+  mju_copy(d->qpos, x.qpos.data(), m->nq);
+  mj_kinematics(m, d);
+  ContactId at = id;
+  at.feature = FeatureAt(m, d, id);
+  if (at.feature < 0) return false;
+  const FeatureGuardSet guards = FeatureGuards(m, d, at);
+  for (int j = 0; j < guards.count; j++) {
+    if (std::abs(guards.guard[j].value) > 2 * model.options().fd_step) continue;
+    const Eigen::VectorXd g = FeatureGuardGradient(model, d, at, guards.guard[j]);
+    const double rate = g.head(model.nv()).dot(x.qvel);
+    if (rate == 0) continue;
+    *grad = rate < 0 ? g : Eigen::VectorXd(-g);  // leaving `at`, or just past the boundary from guard.to
+    *before = rate < 0 ? at.feature : guards.guard[j].to;
+    *after = rate < 0 ? guards.guard[j].to : at.feature;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
@@ -150,9 +180,20 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
     ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g, ev.xi.dg_dt, dreset_dt);
     ev.xi.transversality_rel = rel;
   } else {
-    const Eigen::VectorXd grad_g =
-        LiftoffGuardGradient(model, data, ev.x_minus, RestrictMode(m, ev.mode_before, ev.island),
-                             IndexInIsland(m, ev.mode_before, ev.mode_index, ev.island));
+    const Mode before = RestrictMode(m, ev.mode_before, ev.island);
+    const int k = IndexInIsland(m, ev.mode_before, ev.mode_index, ev.island);
+    Eigen::VectorXd grad_h;
+    if (AtFeatureBoundary(model, data, ev.x_minus, before.contacts[k], &grad_h, &ev.feature_before, &ev.feature_after)) {
+      // the release is the feature change (FeatureEvent's Ξ): F⁻ on the feature it leaves
+      Mode held = before;
+      held.contacts[k].feature = ev.feature_before;
+      const Eigen::VectorXd f_minus = ModeVectorField(model, data, ev.x_minus, held);  // data.main() at x⁻
+      ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_h);
+      ev.xi.transversality_rel = KineticTransversality(model, data.main(), grad_h, ev.x_minus.qvel);
+      ev.complete = true;
+      return;
+    }
+    const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, ev.x_minus, before, k);
     ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), ev.xi.f_minus, f_plus, grad_g);
     ev.xi.transversality_rel = CancellationRatio(grad_g, ev.xi.f_minus, model.nv());
   }
@@ -211,6 +252,43 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   ev.xi.f_minus = f_minus;
   ev.xi.transversality = rate;
   ev.xi.transversality_rel = std::numeric_limits<double>::quiet_NaN();
+  return ev;
+}
+
+RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                        const State& x, const Mode& mode, int k, const FeatureGuard& guard, double force_tol) {
+  RigidEvent ev = EventAt(EventKind::kFeature, x, mode);
+  ev.x_plus = x;
+  ev.contact = mode.contacts[k];
+  ev.mode_index = k;
+  ev.feature_before = ev.contact.feature;
+  ev.feature_after = guard.to;
+  ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
+  ev.island = IslandOf(model, mode.contacts, {ev.contact});
+  Mode rest;
+  const HybridState s{x, RestrictMode(model.mj(), mode, ev.island, &rest)};
+  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in s.mode
+
+  const ModeDynamics before = EvaluateMode(model, data, s.x, s.mode);  // data.main() at x's configuration
+  ev.point = before.constraints.points[k].pos;
+  Eigen::VectorXd f_minus(model.ndx());
+  f_minus << s.x.qvel, before.qacc, before.act_dot;
+  const Eigen::VectorXd grad_h = FeatureGuardGradient(model, data.main(), s.mode.contacts[k], guard);
+  const double rel = KineticTransversality(model, data.main(), grad_h, s.x.qvel);
+  Mode after = s.mode;
+  after.contacts[k].feature = guard.to;
+  ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
+  for (size_t i = 0; i < ev.released.size(); i++) {
+    if (ev.released[i].SamePair(ev.contact) && ev.released[i].anchor == ev.contact.anchor) {
+      ev.kind = EventKind::kLiftoff;  // the new feature would pull at once: it leaves here
+      ev.released.erase(ev.released.begin() + i);
+      break;
+    }
+  }
+  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, after);
+  ev.mode_after = MergeModes(rest, after);
+  ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_h);
+  ev.xi.transversality_rel = rel;
   return ev;
 }
 

@@ -6,6 +6,7 @@
 #include "island_solve.h"
 #include "mujoco_stages.h"
 
+#include "saltation/contact_features.h"
 #include "saltation/errors.h"
 
 namespace saltation {
@@ -19,11 +20,19 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
   set.normal_row.clear();
   int nrow = 0;
   for (size_t k = 0; k < contacts.size(); k++) {
-    if (match[k] < 0) {
+    if (contacts[k].feature >= 0) {
+      // the mode's feature extended beyond its region (contact_features.h), whether or not MuJoCo
+      // still reports the pair; its point, if any, lends the first tangent
+      const ContactPoint* mj = match[k] >= 0 ? &points[match[k]] : nullptr;
+      const Eigen::Vector3d hint = mj ? Eigen::Vector3d(mj->frame.row(1).transpose()) : Eigen::Vector3d::Zero();
+      set.points.push_back(FeaturePoint(model, d, contacts[k], mj ? &hint : nullptr));
+      set.points.back().mj_index = mj ? mj->mj_index : -1;
+    } else if (match[k] < 0) {
       throw NumericalError("active contact " + ContactLabel(model, contacts[k]) +
                            " has no contact point within the detection margin");
+    } else {
+      set.points.push_back(points[match[k]]);
     }
-    set.points.push_back(points[match[k]]);
     if (contacts[k].frictionless) set.points.back().condim = 1;
     set.normal_row.push_back(nrow);
     nrow += ContactRowCount(set.points.back());
@@ -203,12 +212,22 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
                                const std::vector<ContactId>& contacts, const ConstraintSet* centre) {
   const mjModel* m = model.mj();
   const double h = model.options().jdot_step;
+  // a contact with geometric features is differentiated on the centre's feature, extended: the
+  // stencil must not look past an edge (contact_features.h)
+  std::vector<ContactId> fixed;
+  const std::vector<ContactId>* rows_of = &contacts;
+  if (NeedsFeatures(m, contacts)) {
+    mju_copy(data.aux()->qpos, x.qpos.data(), m->nq);
+    mj_kinematics(m, data.aux());
+    fixed = WithFeatures(m, data.aux(), contacts);
+    rows_of = &fixed;
+  }
   // f(s) = (J(q ⊕ s v) v, J_rel(q ⊕ s v) v): the rows as MuJoCo frames them and frame-free
   bool three = false;  // a three-row contact (tangent rows) at some stencil point
   auto f = [&](double s) {
     Eigen::VectorXd q = x.qpos;
     mj_integratePos(m, q.data(), x.qvel.data(), s);
-    const ConstraintSet set = SetAt(model, data, q, contacts);
+    const ConstraintSet set = SetAt(model, data, q, *rows_of);
     three = three || HasThreeRowContact(set);
     Eigen::MatrixXd y(set.J.rows(), 2);
     y.col(0) = set.J * x.qvel;
@@ -332,8 +351,11 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
     Eigen::VectorXd qp = x.qpos, qm = x.qpos;
     mj_integratePos(m, qp.data(), x.qvel.data(), h);
     mj_integratePos(m, qm.data(), x.qvel.data(), -h);
-    const ConstraintSet plus = SetAt(model, data, qp, mode.contacts);
-    const ConstraintSet minus = SetAt(model, data, qm, mode.contacts);
+    // on the centre's features (ConstraintBias); d holds x's kinematics
+    const std::vector<ContactId> fixed =
+        NeedsFeatures(m, mode.contacts) ? WithFeatures(m, d, mode.contacts) : mode.contacts;
+    const ConstraintSet plus = SetAt(model, data, qp, fixed);
+    const ConstraintSet minus = SetAt(model, data, qm, fixed);
     e.Jdot = (plus.J - minus.J) / (2 * h);
     if (HasThreeRowContact(centre)) {  // tangent rows in the centre's frame (ConstraintBias)
       const RowMatrix normal = e.Jdot;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "saltation/contact_features.h"
 #include "saltation/errors.h"
 #include "saltation/events.h"
 #include "saltation/guards.h"
@@ -20,11 +21,13 @@ struct GuardSnapshot {
   std::vector<ContactPoint> inactive;
   std::vector<double> inactive_rate;  // d gap / dt = J_n v of each inactive point
   Eigen::VectorXd normal_force;
+  std::vector<FeatureGuardSet> features;  // the feature guards of each contact of the mode
 };
 
 GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mode& mode) {
   GuardSnapshot snap;
   snap.normal_force = EvaluateMode(model, data, x, mode).normal_force;
+  for (const ContactId& id : mode.contacts) snap.features.push_back(FeatureGuards(model.mj(), data.main(), id));
   mj_collision(model.mj(), data.main());  // every pair: EvaluateMode ran the mode's own only
   std::vector<ContactPoint> points;
   ListContacts(model, data.main(), points);
@@ -81,6 +84,15 @@ double NormalVelocity(const Model& model, Data& data, const State& x, const Cont
   return rows.row(0).dot(x.qvel);
 }
 
+// the mode's contacts with geometric features hold the one they have at x (contact_features.h)
+void HoldFeatures(const Model& model, Data& data, HybridState& s) {
+  const mjModel* m = model.mj();
+  if (!NeedsFeatures(m, s.mode.contacts)) return;
+  mju_copy(data.aux()->qpos, s.x.qpos.data(), m->nq);
+  mj_kinematics(m, data.aux());
+  s.mode.contacts = WithFeatures(m, data.aux(), s.mode.contacts);
+}
+
 }  // namespace
 
 RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
@@ -133,6 +145,7 @@ HybridState RigidSimulator::Initialize(const State& x) {
     s.mode.contacts.push_back(id);
   }
   ReleasePulling(model_, data_, s.x, s.mode, force_tol_, nullptr);
+  HoldFeatures(model_, data_, s);
   return s;
 }
 
@@ -439,7 +452,42 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       }
     }
 
-    if (!touchdown && best_liftoff < 0) {
+    // a contact's geometric feature changing (a ball passing from a box's face onto its edge): the
+    // region's guards along the island's own RK4 sub-steps; one that starts on the boundary (just
+    // switched) is taken relative to feature_tol inside it, so round-off there does not chatter
+    int best_feature = -1;
+    FeatureGuard best_guard;
+    const mjModel* m = model_.mj();
+    for (size_t k = 0; k < end.features.size(); k++) {
+      for (int j = 0; j < end.features[k].count; j++) {
+        const double fb = end.features[k].guard[j].value;
+        if (!(fb < 0)) continue;
+        const double fa = start.features[k].guard[j].value;
+        const ContactId id = s.mode.contacts[k];
+        const double tol = 1e-12 * (1 + m->geom_size[3 * id.geom2 + end.features[k].guard[j].axis]);
+        const double shift = fa > 0 ? 0.0 : tol - fa;
+        if (fb + shift >= 0) continue;
+        const Mode local = IslandMode(s.mode, id);
+        auto phi = [&](double tau) {
+          work_.locate_samples++;
+          work_.locate_contacts += static_cast<long long>(local.contacts.size());
+          const State y = Rk4Step(model_, data_, s.x, local, tau);
+          mju_copy(data_.aux()->qpos, y.qpos.data(), m->nq);
+          mj_kinematics(m, data_.aux());
+          return GuardSample{FeatureGuards(m, data_.aux(), id).guard[j].value + shift};
+        };
+        const CrossingResult r = LocateCrossing(phi, 0, fa + shift, h, fb + shift, crossing_options);
+        if (r.kind == CrossingKind::kCrossing && r.time < best) {
+          best = r.time, best_lo = r.lo, best_hi = r.hi;
+          best_feature = static_cast<int>(k);
+          best_guard = end.features[k].guard[j];
+          touchdown = false;
+          best_liftoff = -1;
+        }
+      }
+    }
+
+    if (!touchdown && best_liftoff < 0 && best_feature < 0) {
       s.x = x1;
       start = end;
       continue;
@@ -449,11 +497,14 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     RigidEvent event =
         touchdown ? TouchdownEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_touchdown,
                                    options_.simultaneous_gap, force_tol_)
-                  : LiftoffEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_liftoff, force_tol_);
+        : best_feature >= 0
+            ? FeatureEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_feature, best_guard, force_tol_)
+            : LiftoffEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_liftoff, force_tol_);
     event.bracket_lo = t0 + best_lo;
     event.bracket_hi = t0 + best_hi;
     s.x = event.x_plus;
     s.mode = event.mode_after;
+    HoldFeatures(model_, data_, s);  // a contact that joined takes the feature it touched on
     events.push_back(std::move(event));
     if (max_events > 0 && static_cast<int>(events.size()) >= max_events) break;
     if (static_cast<int>(events.size()) > options_.max_events) {

@@ -56,6 +56,7 @@ void EventColor(EventKind kind, bool grazing, float rgb[3]) {
   if (kind == EventKind::kZeno) return set(1.0f, 0.25f, 0.2f);
   if (kind == EventKind::kChatter) return set(1.0f, 0.5f, 0.1f);
   if (kind == EventKind::kRestitution) return set(0.2f, 0.9f, 0.9f);
+  if (kind == EventKind::kFeature) return set(0.55f, 0.8f, 0.75f);
   set(0.9f, 0.9f, 0.9f);
 }
 

@@ -26,6 +26,10 @@ struct ContactId {
   // force or impulse to keep sticking is let slip, approximated as frictionless (stick–slip with
   // Coulomb friction is not modelled yet)
   bool frictionless = false;
+  // the active feature of the geometry where the pair has them (contact_features.h: a sphere on a
+  // box's face, edge or vertex), held as part of the mode by the exact rigid reference; −1: none
+  // held (the feature is whatever the geometry gives at each configuration, MuJoCo's own point)
+  int feature = -1;
 
   bool SamePair(const ContactId& o) const { return geom1 == o.geom1 && geom2 == o.geom2; }
 };
@@ -69,6 +73,16 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 // field's frame, so that its two points in a valley keep their identities while the ball rolls);
 // a plane with a mesh, every hull vertex within the band.
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
+
+// The margin, gap and condim MuJoCo's narrow phase gives geom pair (g1, g2): an explicit <pair>,
+// or the sum of the geoms' margins and of their gaps (condim by mj_contactParam's priority rule;
+// Contact Override replaces the margin). The rigid surface is at dist = margin.
+void PairContactParams(const mjModel* m, int g1, int g2, double* margin, double* gap, int* condim);
+
+// MuJoCo's completion of a contact frame (row-major 3×3) from its normal (first row) and an
+// optional hint for the first tangent (second row, zero: none): the hint, or the y axis unless the
+// normal is near it, then the z axis; made orthogonal to the normal; the third row normal × tangent.
+void CompleteContactFrame(mjtNum frame[9]);
 
 // The contact points of the geom pairs of `ids` alone, from MuJoCo's narrow-phase functions
 // (mjCOLLISIONFUNC) called directly with the margin, gap, condim and frame completion that

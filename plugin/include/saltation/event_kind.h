@@ -1,6 +1,7 @@
 // What an event is, by type: the kinds of the event stream and their one name table.
 //
-//   EventKind        the kinds; a RigidEvent is one of the first three, the hook emits them all
+//   EventKind        the kinds; a RigidEvent is one of the first three or kFeature, the hook emits
+//                    all but kFeature
 //   EventKindName    (kind) => its name in JSON, CSV, the viewer and the CLI ("touchdown", …)
 //   ParseEventKind   (name) => kind, false for a name no kind has
 //   GeomPair         an unordered pair of geom ids (the key of per-pair bookkeeping)
@@ -25,12 +26,15 @@ enum class EventKind {
   kZeno,          // bounce intervals shrinking geometrically: the accumulation time
   kChatter,       // onset and release of one contact within a few steps
   kRestitution,   // the effective restitution measured on MuJoCo's soft contact
+  kFeature,       // a held contact's geometric feature changes (a sphere passing from a box's face
+                  // onto its edge): the bias J̇v jumps, no reset (contact_features.h; rigid only)
 };
 
 inline constexpr EventKind kEventKinds[] = {
     EventKind::kTouchdown,    EventKind::kLiftoff, EventKind::kSlip,
     EventKind::kGraze,        EventKind::kNearMiss, EventKind::kSimultaneous,
-    EventKind::kZeno,         EventKind::kChatter, EventKind::kRestitution};
+    EventKind::kZeno,         EventKind::kChatter, EventKind::kRestitution,
+    EventKind::kFeature};
 
 const char* EventKindName(EventKind kind);
 bool ParseEventKind(std::string_view name, EventKind* kind);

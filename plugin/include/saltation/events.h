@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "saltation/contact_features.h"
 #include "saltation/contacts.h"
 #include "saltation/event_kind.h"
 #include "saltation/impact.h"
@@ -24,7 +25,7 @@ struct HybridState {
 };
 
 struct RigidEvent {
-  // touchdown, liftoff or slip (event_kind.h); stick–slip with Coulomb friction is not modelled
+  // touchdown, liftoff, slip or feature (event_kind.h); stick–slip with Coulomb friction is not modelled
   EventKind kind = EventKind::kTouchdown;
   double time = 0;
   double bracket_lo = 0, bracket_hi = 0;  // times the root was bracketed between at the end
@@ -44,7 +45,10 @@ struct RigidEvent {
   // xi holds only f_minus, grad_g (touchdown), the transversality and dt_dx (touchdown); a
   // liftoff's transversality_rel is NaN. CompleteEvent fills in the rest.
   bool complete = true;
-  int mode_index = -1;                    // liftoff / slip: the contact's index in mode_before
+  int mode_index = -1;                    // liftoff / slip / feature: the contact's index in mode_before
+  // a feature change (FeatureEvent): the contact's geometric feature before and after
+  // (contact_features.h); −1 for every other event
+  int feature_before = -1, feature_after = -1;
   // the trees the event reaches (islands.h): the impact, the release, F⁻, F⁺, ∇g and Ξ are
   // computed on the mode's contacts inside it (Ξ is the identity outside); xi.f_minus and
   // xi.f_plus hold the island's mode dynamics, whose entries outside the island are those trees'
@@ -71,6 +75,15 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
                         const State& x, const Mode& mode, int k, double force_tol,
                         bool complete = true);
 
+// The geometric feature of contact k of the mode changes at x: its feature guard `guard`
+// (FeatureGuards, contact_features.h) reached zero. No reset; the mode after holds the contact on
+// guard.to, less the contacts whose force then pulls (ReleasePulling); ∇h = FeatureGuardGradient,
+// Ξ = I + (F⁺ − F⁻)∇hᵀ/(∇hᵀF⁻), transversality_rel the kinetic-energy cosine of ∇h and v
+// (KineticTransversality). Kind kFeature, or kLiftoff when the switch releases the contact itself (a
+// ball too fast to follow an edge's curvature leaves at the edge). Complete on return.
+RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                        const State& x, const Mode& mode, int k, const FeatureGuard& guard, double force_tol);
+
 // Release of contact k of the mode at x declared kinematically: MuJoCo's contact has come apart
 // (gap beyond the hook's release_gap) while the rigid force never crossed zero. A liftoff with
 // DΔ = I and the touchdown guard's gradient (J_n, 0): Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻).
@@ -82,7 +95,10 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
 // instant (the impact's candidates not in mode_before); 0 for other events.
 int JoiningContacts(const mjModel* m, const RigidEvent& ev);
 
-// Assembles Ξ of an event made with complete = false, at its own x⁻ and modes; `restitution`
+// Assembles Ξ of an event made with complete = false, at its own x⁻ and modes. A liftoff of a
+// contact without a held feature within 2·fd_step of a boundary of its geometric features (the
+// engine hook's release of a ball at a box edge, where λ_n jumps) takes the boundary as its guard
+// and F⁻ on the feature it leaves, as FeatureEvent does, and records feature_before/after; `restitution`
 // (the table the event was made with) and data's inputs (ctrl, applied forces) must be those of
 // the event. No-op when the event is complete.
 void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev);

@@ -15,6 +15,9 @@
 // stencil in s (MuJoCo 2.2 does not compute it); the contact points are recomputed at each q(s),
 // so the motion of the contact point over curved surfaces and rolling bodies is included. Tangent
 // rows are differentiated in the centre's contact frame (ConstraintBias), not MuJoCo's per-point one.
+// A contact whose pair has geometric features (contact_features.h: a sphere on a box) is taken on
+// its feature extended beyond its region: the mode's own (ContactId::feature ≥ 0) everywhere, or,
+// for the stencil of a contact without one, the centre's, so the stencil never looks past an edge.
 #ifndef SALTATION_MODE_DYNAMICS_H_
 #define SALTATION_MODE_DYNAMICS_H_
 
@@ -43,7 +46,8 @@ struct ConstraintSet {
 
 // (d after EvaluatePosition or EvaluatePositionForPairs, the mode's contacts, the points at d's
 // configuration) => set: the rows of the mode, contact rows in mode order then equality rows,
-// each contact on its matched point (MatchContacts, into work.match; the equality rows pass
+// each contact on its matched point (MatchContacts, into work.match), or with a feature
+// (ContactId::feature ≥ 0) on FeaturePoint, its matched point's first tangent kept (the equality rows pass
 // through work.equality, the point Jacobians through work.jac1, work.jac2). NumericalError when
 // an active contact has no point within the detection margin. Allocates nothing once the sizes
 // have been seen (the engine hook's per-step path).

@@ -7,7 +7,11 @@
 // the guard along the integrator's own dense path (to ~1e-13 s). The earliest crossing in a step
 // is handled first: the reset is applied at the event time, Ξ is evaluated at the event state,
 // and integration restarts there towards the next grid point; guards of the other contacts are
-// evaluated again after the reset. Because the grid is fixed and every sub-step is a smooth
+// evaluated again after the reset. A contact whose geometry has features (a sphere on a box's
+// face, edge or vertex, contact_features.h) holds the one it is on as part of the mode; the
+// region's boundaries are guards located like the others and reported as kFeature events (or
+// kLiftoff when the contact leaves at the boundary), Ξ for the jump of the vector field, no reset.
+// Because the grid is fixed and every sub-step is a smooth
 // function of the initial state, the flow map is smooth in it and its finite differences are the
 // reference the tests hold Ξ to.
 #ifndef SALTATION_RIGID_SIMULATOR_H_

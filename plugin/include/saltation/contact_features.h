@@ -1,0 +1,68 @@
+// Features of the contact geometry as part of the rigid mode (theory.md §9, issue 14 items 2–3).
+//
+// Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
+// constraint's curvature: the distance is smooth across the boundary between two features (it and
+// its gradient are continuous) but its second derivative along the motion, J̇v, jumps. The exact
+// rigid reference holds the feature in the mode (ContactId::feature) and treats the boundary as a
+// guard; the bias stencil differentiates the centre's feature only, never looking past the edge.
+//
+// A feature is σ ∈ {−1, 0, +1}³: per box axis a, whether the nearest point clamps the sphere
+// centre's box-frame coordinate c_a to −size_a, leaves it (|c_a| ≤ size_a), or clamps it to
+// +size_a; its code is Σ (σ_a + 1)·3^a. One clamped axis is a face, two an edge, three a vertex;
+// none (the centre inside the box) is not a feature (−1: MuJoCo's own point is used).
+//
+//   HasFeatures   (m, id)         => whether the pair has features: a sphere (geom1) on a box (geom2)
+//   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre inside
+//   FeatureName   (feature)       => "face", "edge", "vertex" ("" for −1)
+//   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
+//                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
+//                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
+//                   mj_collision does (hint: the first tangent to keep, or null); condim of the pair
+//   FeatureGuards (m, d, id)      => the guards of id.feature's region at d's kinematics: per clamped
+//                   axis σ_a c_a − size_a (→ unclamped), per free axis size_a ∓ c_a (→ clamped ±);
+//                   each ≥ 0 inside the region, fires from + to −, with the feature it leads to
+//   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
+//   WithFeatures  (m, d, contacts) => contacts with feature −1 of a featured pair resolved at d
+//   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
+// Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
+#ifndef SALTATION_CONTACT_FEATURES_H_
+#define SALTATION_CONTACT_FEATURES_H_
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/model.h"
+
+namespace saltation {
+
+bool HasFeatures(const mjModel* m, const ContactId& id);
+int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id);
+const char* FeatureName(int feature);
+
+ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& id,
+                          const Eigen::Vector3d* tangent_hint = nullptr);
+
+// h = sign · c_axis + offset (c: the sphere centre in the box's frame)
+struct FeatureGuard {
+  double value = 0;
+  int axis = 0;
+  double sign = 1, offset = 0;
+  int to = -1;  // the feature past the boundary
+};
+struct FeatureGuardSet {
+  int count = 0;
+  FeatureGuard guard[6];
+};
+FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId& id);
+Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const ContactId& id,
+                                     const FeatureGuard& guard);
+
+std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts);
+bool NeedsFeatures(const mjModel* m, const std::vector<ContactId>& contacts);
+
+}  // namespace saltation
+
+#endif  // SALTATION_CONTACT_FEATURES_H_

@@ -1,0 +1,146 @@
+#include "saltation/contact_features.h"
+
+#include <cmath>
+
+namespace saltation {
+namespace {
+
+using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
+
+int Sigma(int feature, int axis) {
+  for (int a = 0; a < axis; a++) feature /= 3;
+  return feature % 3 - 1;
+}
+
+int WithSigma(int feature, int axis, int sigma) {
+  int scale = 1;
+  for (int a = 0; a < axis; a++) scale *= 3;
+  return feature + (sigma - Sigma(feature, axis)) * scale;
+}
+
+// the sphere centre in the box's frame, the box's rotation (columns: its axes) and half sizes
+struct BoxFrame {
+  Eigen::Vector3d c, size;
+  RowMat3 R;
+  Eigen::Vector3d origin;
+};
+
+BoxFrame FrameOf(const mjModel* m, const mjData* d, const ContactId& id) {
+  BoxFrame b;
+  b.R = Eigen::Map<const RowMat3>(d->geom_xmat + 9 * id.geom2);
+  b.origin = Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom2);
+  b.size = Eigen::Map<const Eigen::Vector3d>(m->geom_size + 3 * id.geom2);
+  b.c = b.R.transpose() * (Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom1) - b.origin);
+  return b;
+}
+
+}  // namespace
+
+bool HasFeatures(const mjModel* m, const ContactId& id) {
+  return id.geom1 >= 0 && id.geom2 >= 0 && id.geom1 < m->ngeom && id.geom2 < m->ngeom &&
+         m->geom_type[id.geom1] == mjGEOM_SPHERE && m->geom_type[id.geom2] == mjGEOM_BOX;
+}
+
+int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
+  if (!HasFeatures(m, id)) return -1;
+  const BoxFrame b = FrameOf(m, d, id);
+  int feature = 0, clamped = 0, scale = 1;
+  for (int a = 0; a < 3; a++, scale *= 3) {
+    const int sigma = b.c(a) > b.size(a) ? 1 : b.c(a) < -b.size(a) ? -1 : 0;
+    clamped += sigma != 0;
+    feature += (sigma + 1) * scale;
+  }
+  return clamped ? feature : -1;
+}
+
+const char* FeatureName(int feature) {
+  if (feature < 0) return "";
+  int clamped = 0;
+  for (int a = 0; a < 3; a++) clamped += Sigma(feature, a) != 0;
+  return clamped == 1 ? "face" : clamped == 2 ? "edge" : "vertex";
+}
+
+ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& id,
+                          const Eigen::Vector3d* tangent_hint) {
+  const mjModel* m = model.mj();
+  const BoxFrame b = FrameOf(m, d, id);
+  Eigen::Vector3d nearest = b.c;  // the feature's point nearest to the centre (box frame)
+  for (int a = 0; a < 3; a++) {
+    const int sigma = Sigma(id.feature, a);
+    if (sigma) nearest(a) = sigma * b.size(a);
+  }
+  const Eigen::Vector3d u = b.c - nearest;  // along the clamped axes only
+  const double norm = u.norm();
+  const double radius = m->geom_size[3 * id.geom1];
+  double margin, gap;
+  int condim;
+  PairContactParams(m, id.geom1, id.geom2, &margin, &gap, &condim);
+  mjtNum frame[9] = {0};
+  const Eigen::Vector3d normal = -(b.R * u) / norm;  // sphere → box
+  mju_copy3(frame, normal.data());
+  if (tangent_hint) mju_copy3(frame + 3, tangent_hint->data());
+  CompleteContactFrame(frame);
+  ContactPoint p;
+  p.id = id;
+  const Eigen::Vector3d on_box = b.origin + b.R * nearest;
+  const Eigen::Vector3d centre = b.origin + b.R * b.c;
+  p.pos = 0.5 * (on_box + centre + radius * normal);
+  p.frame = Eigen::Map<const RowMat3>(frame);
+  p.gap = norm - radius - margin;
+  p.condim = condim;
+  p.id.anchor = b.R.transpose() * (p.pos - b.origin);
+  return p;
+}
+
+FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId& id) {
+  FeatureGuardSet set;
+  if (id.feature < 0 || !HasFeatures(m, id)) return set;
+  const BoxFrame b = FrameOf(m, d, id);
+  auto add = [&](int axis, double sign, double offset, int to) {
+    FeatureGuard& g = set.guard[set.count++];
+    g.axis = axis, g.sign = sign, g.offset = offset, g.to = to;
+    g.value = sign * b.c(axis) + offset;
+  };
+  for (int a = 0; a < 3; a++) {
+    const int sigma = Sigma(id.feature, a);
+    if (sigma) {
+      add(a, sigma, -b.size(a), WithSigma(id.feature, a, 0));
+    } else {
+      add(a, -1, b.size(a), WithSigma(id.feature, a, 1));
+      add(a, 1, b.size(a), WithSigma(id.feature, a, -1));
+    }
+  }
+  return set;
+}
+
+Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const ContactId& id,
+                                     const FeatureGuard& guard) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  // dc/dt = Rᵀ(ċ − velocity of the box's point at c): the centre's Jacobian relative to the box's
+  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> j1(3, nv), j2(3, nv);
+  const mjtNum* centre = d->geom_xpos + 3 * id.geom1;
+  mj_jac(m, d, j1.data(), nullptr, centre, m->geom_bodyid[id.geom1]);
+  mj_jac(m, d, j2.data(), nullptr, centre, m->geom_bodyid[id.geom2]);
+  const Eigen::Map<const RowMat3> R(d->geom_xmat + 9 * id.geom2);
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
+  grad.head(nv) = guard.sign * ((j1 - j2).transpose() * R.col(guard.axis));
+  return grad;
+}
+
+std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts) {
+  std::vector<ContactId> out = contacts;
+  for (ContactId& id : out) {
+    if (id.feature < 0) id.feature = FeatureAt(m, d, id);
+  }
+  return out;
+}
+
+bool NeedsFeatures(const mjModel* m, const std::vector<ContactId>& contacts) {
+  for (const ContactId& id : contacts) {
+    if (id.feature < 0 && HasFeatures(m, id)) return true;
+  }
+  return false;
+}
+
+}  // namespace saltation
