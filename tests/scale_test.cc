@@ -117,5 +117,53 @@ TEST(Scale, TouchdownsInRetakenStepsAreStillReported) {
   }
 }
 
+TEST(Scale, RetakenStepsGiveNoSpuriousRelease) {
+  // a retaken step lists only the touching contacts (the band's points are not in MuJoCo's list):
+  // a mode contact whose point is missing there must not read as released (it did: 30 liftoffs
+  // at 0.058 s only in the retaken run; CrossingFinder::FillLostPoints now takes the lost points
+  // from the narrow phase). Every liftoff or slip of the 1M pile (every step retaken) must be one
+  // of the 256M pile (none retaken), same kind and pair, within a step
+  ModelPtr small = LoadModelFromString(Pile("1M"));
+  ModelPtr large = LoadModelFromString(Pile("256M"));
+  ASSERT_TRUE(small && large);
+  std::unique_ptr<mjData, DataFree> ds(mj_makeData(small.get())), dl(mj_makeData(large.get()));
+  HookOptions options;
+  options.xi_on_demand = true;
+  Hook hs(small.get(), options), hl(large.get(), options);
+  const int steps = 60;  // 0.12 s: the second layer lands on the first (later the bare run outgrows the 1M arena)
+  for (int k = 0; k < steps; k++) {
+    hs.Step(ds.get());
+    hl.Step(dl.get());
+  }
+  EXPECT_EQ(hs.narrow_steps(), steps);
+  EXPECT_EQ(hl.narrow_steps(), 0);
+  ASSERT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
+  const double dt = small->opt.timestep;
+  auto releases = [](const Hook& h) {
+    std::vector<const HookEvent*> out;
+    for (const HookEvent& ev : h.events()) {
+      if (ev.kind == EventKind::kLiftoff || ev.kind == EventKind::kSlip) out.push_back(&ev);
+    }
+    return out;
+  };
+  const std::vector<const HookEvent*> wide = releases(hl), narrow = releases(hs);
+  ASSERT_GT(wide.size(), 0u);
+  auto matched = [&](const HookEvent* e, const std::vector<const HookEvent*>& in) {
+    for (const HookEvent* o : in) {
+      if (o->kind == e->kind && o->contact.SamePair(e->contact) && std::abs(o->time - e->time) <= dt + 1e-12) return true;
+    }
+    return false;
+  };
+  for (const HookEvent* n : narrow) {
+    EXPECT_TRUE(matched(n, wide)) << EventKindName(n->kind) << " of geoms " << n->contact.geom1 << "/" << n->contact.geom2 << " at " << n->time
+                                  << " only in the retaken run";
+  }
+  // (the other way round does not hold yet: 5 of the 256M run's 47, at 0.016–0.018 s, are of
+  // contacts touching at t = 0 within contact_tol but not penetrating, which the 1M run's first
+  // mode does not hold)
+  EXPECT_GE(narrow.size() + 5, wide.size());
+  std::printf("releases: %zu in the 256M run, %zu in the 1M run\n", wide.size(), narrow.size());
+}
+
 }  // namespace
 }  // namespace saltation::testing

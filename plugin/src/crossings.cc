@@ -97,6 +97,23 @@ const RowMatrix* CrossingFinder::PreviousRows(const StepGuards& p, const std::ve
   return &w.previous_set.J;
 }
 
+void CrossingFinder::FillLostPoints(const mjData* d, const Mode& mode, StepGuards& g) {
+  Scratch& w = scratch_;
+  w.lost.clear();
+  for (size_t k = 0; k < mode.contacts.size(); k++) {
+    if (g.match[k] < 0) w.lost.push_back(mode.contacts[k]);
+  }
+  CollidePairs(model_, d, w.lost, w.collided);
+  for (size_t k = 0; k < mode.contacts.size(); k++) {
+    if (g.match[k] >= 0) continue;
+    const int i = MatchContact(mode.contacts[k], w.collided);
+    if (i < 0) continue;
+    g.points.push_back(w.collided[i]);
+    g.match[k] = static_cast<int>(g.points.size()) - 1;
+    w.collided[i].id.geom1 = -1;  // each point serves one contact
+  }
+}
+
 void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode& mode, const StepGuards* previous,
                               double dt, StepGuards& g) {
   const int nv = model_.mj()->nv;
@@ -107,6 +124,7 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   g.rows_valid = false;
   ListContacts(model_, d, g.points);
   MatchContacts(mode.contacts, g.points, g.match);
+  if (std::any_of(g.match.begin(), g.match.end(), [](int i) { return i < 0; })) FillLostPoints(d, mode, g);
   g.inactive.clear();
   g.inactive_rate.clear();
   // the rates seed the localisation only where the contact list describes the step's start

@@ -96,7 +96,14 @@ class CrossingFinder {
     Eigen::VectorXd rhs, lambda, mocap_pos, mocap_quat;
     std::vector<char> skip;  // per mode contact: its group's solve skipped (the pre-filter)
     IslandSolver solver;  // J M⁻¹ Jᵀ block by block
+    std::vector<ContactId> lost;          // mode contacts MuJoCo's list lacks (FillLostPoints)
+    std::vector<ContactPoint> collided;   // their pairs' points from the narrow phase
   };
+
+  // Mode contacts missing from MuJoCo's list (a step retaken on the user's gaps lists only the
+  // touching points, not the band's): their pairs' points from the narrow phase at d's
+  // kinematics (CollidePairs, the widened band), appended to g.points and matched.
+  void FillLostPoints(const mjData* d, const Mode& mode, StepGuards& g);
 
   // the previous guards' rows of `ids` at their state x_{k−1} (when that step did not form them)
   const RowMatrix* PreviousRows(const StepGuards& previous, const std::vector<ContactId>& ids);
