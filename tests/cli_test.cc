@@ -447,6 +447,34 @@ TEST(CliFloquet, HopperGaitConvergesWithTwoTouchdownsPerPeriod) {
   EXPECT_THAT(line, HasSubstr("\"consistent\":true"));
 }
 
+// a biped with an energy source (models/biped_gait.xml: the right leg pumped with a stop, the left
+// shorter and passive): the orbit has three touchdowns per period, converges and checks out
+// (exit 0: the run is consistent), and the verdict says the gait falls over (the torso's pitch,
+// multiplier 8.03)
+TEST(CliFloquet, BipedGaitConvergesWithThreeTouchdownsPerPeriodAndIsUnstable) {
+  const std::string out = TempPath("biped_gait_floquet.json");
+  std::remove(out.c_str());
+  const Result r = RunCli("floquet models/biped_gait.xml --quiet --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("periodic orbit: converged after"));
+  EXPECT_THAT(r.output, HasSubstr("period 0.5707434"));
+  EXPECT_THAT(r.output, HasSubstr("with 3 section events"));
+  EXPECT_THAT(r.output, HasSubstr("rest 8.03184"));
+  const std::string agreement = "agreement of chain and shooting: ";
+  const size_t at = r.output.find(agreement);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_LT(std::stod(r.output.substr(at + agreement.size())), 1e-6);  // measured 5.24e-07
+  EXPECT_THAT(r.output, HasSubstr("verdict: unstable"));
+  EXPECT_THAT(r.output, HasSubstr("checks: consistent (trivial/symmetry multipliers 1, half step agrees)"));
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_TRUE(WholeJsonObject(line));
+  EXPECT_THAT(line, HasSubstr("\"section_events\":3"));
+  EXPECT_THAT(line, HasSubstr("\"consistent\":true"));
+  EXPECT_THAT(line, HasSubstr("\"verdict\":\"unstable\""));
+}
+
 TEST(CliFloquet, ElasticBallIsReportedNeutrallyStableNotAnError) {
   const std::string model = TempPath("elastic.xml");
   std::ofstream(model) << R"(<mujoco><custom><numeric name="saltation_restitution" data="1"/></custom>

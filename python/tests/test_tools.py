@@ -123,6 +123,24 @@ def test_floquet_hopper_gait_converges_and_checks_out():
     assert fl.verdict == "stable"
 
 
+def test_floquet_biped_gait_converges_checks_out_and_falls_over():
+    """A biped with an energy source (models/biped_gait.xml: the right leg pumped with its stop,
+    the left shorter and passive): three touchdowns and a liftoff per period, the orbit converges,
+    chain, shooting and the half step agree (measured: 5.2e-7, 2.6e-7), and the pitch makes it
+    unstable (8.03)."""
+    m = mujoco.MjModel.from_xml_path(str(ROOT / "models" / "biped_gait.xml"))
+    fl = saltation.floquet(m, keyframe="start")
+    assert fl.converged and fl.consistent and fl.cross_checked and fl.check_failures == []
+    assert fl.section_events == 3
+    assert sorted(ev.kind for ev in fl.events) == ["liftoff", "touchdown", "touchdown", "touchdown"]
+    assert abs(fl.period - 0.570743458) < 1e-8
+    assert abs(fl.trivial_multiplier - 1) < 1e-8
+    assert fl.agreement < 1e-6
+    np.testing.assert_allclose(fl.other_multipliers.real[:4], [8.031843701, 1.0, -0.645159291, 0.390577764], atol=1e-6)
+    np.testing.assert_allclose(fl.check_multipliers, fl.other_multipliers, atol=5e-7)
+    assert fl.verdict == "unstable"
+
+
 def test_floquet_without_a_gait_says_what_it_looked_for():
     """The passive hopper (models/hopper.xml) loses its energy at every impact: no orbit, and the
     message says which section was not reached again and why."""
