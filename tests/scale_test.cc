@@ -6,6 +6,7 @@
 #include <mujoco/mujoco.h>
 
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,27 +79,38 @@ TEST(Scale, RigidModeDoesNotDependOnTheUsersArena) {
   EXPECT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
 }
 
+// The pile in a 1M arena (every step retaken on the user's gaps) and in a 256M one (none
+// retaken), stepped side by side for 0.12 s (the second layer lands on the first; later the bare
+// run outgrows the 1M arena) by hooks with Ξ on demand (the times and contacts only); both runs
+// are bitwise the bare one.
+struct TwoPiles {
+  static constexpr int kPileSteps = 60;
+  ModelPtr small = LoadModelFromString(Pile("1M")), large = LoadModelFromString(Pile("256M"));
+  std::unique_ptr<mjData, DataFree> ds{mj_makeData(small.get())}, dl{mj_makeData(large.get())};
+  std::unique_ptr<Hook> narrow, wide;
+  TwoPiles() {
+    HookOptions options;
+    options.xi_on_demand = true;
+    narrow = std::make_unique<Hook>(small.get(), options);
+    wide = std::make_unique<Hook>(large.get(), options);
+    for (int k = 0; k < kPileSteps; k++) {
+      narrow->Step(ds.get());
+      wide->Step(dl.get());
+    }
+    EXPECT_EQ(narrow->narrow_steps(), kPileSteps);
+    EXPECT_EQ(wide->narrow_steps(), 0);
+    EXPECT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
+  }
+};
+
 TEST(Scale, TouchdownsInRetakenStepsAreStillReported) {
   // a retaken step lists only the touching contacts: a touch whose band was not listed is taken at
   // onset (crossings.h), never dropped. The 1M pile retakes every step; the 256M pile none; both
   // are bitwise the bare run, so each touchdown of the 256M run must be in the 1M run, of the same
   // geom pair, no later than one step after (the onset)
-  ModelPtr small = LoadModelFromString(Pile("1M"));
-  ModelPtr large = LoadModelFromString(Pile("256M"));
-  ASSERT_TRUE(small && large);
-  std::unique_ptr<mjData, DataFree> ds(mj_makeData(small.get())), dl(mj_makeData(large.get()));
-  HookOptions options;
-  options.xi_on_demand = true;  // the times and contacts only
-  Hook hs(small.get(), options), hl(large.get(), options);
-  const int steps = 60;  // 0.12 s: the second layer lands on the first
-  for (int k = 0; k < steps; k++) {
-    hs.Step(ds.get());
-    hl.Step(dl.get());
-  }
-  EXPECT_EQ(hs.narrow_steps(), steps);
-  EXPECT_EQ(hl.narrow_steps(), 0);
-  ASSERT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
-  const double dt = small->opt.timestep;
+  TwoPiles piles;
+  const Hook &hs = *piles.narrow, &hl = *piles.wide;
+  const double dt = piles.small->opt.timestep;
   auto touchdowns = [](const Hook& h) {
     std::vector<const HookEvent*> out;
     for (const HookEvent& ev : h.events()) {
@@ -123,22 +135,9 @@ TEST(Scale, RetakenStepsGiveNoSpuriousRelease) {
   // at 0.058 s only in the retaken run; CrossingFinder::FillLostPoints now takes the lost points
   // from the narrow phase). Every liftoff or slip of the 1M pile (every step retaken) must be one
   // of the 256M pile (none retaken), same kind and pair, within a step
-  ModelPtr small = LoadModelFromString(Pile("1M"));
-  ModelPtr large = LoadModelFromString(Pile("256M"));
-  ASSERT_TRUE(small && large);
-  std::unique_ptr<mjData, DataFree> ds(mj_makeData(small.get())), dl(mj_makeData(large.get()));
-  HookOptions options;
-  options.xi_on_demand = true;
-  Hook hs(small.get(), options), hl(large.get(), options);
-  const int steps = 60;  // 0.12 s: the second layer lands on the first (later the bare run outgrows the 1M arena)
-  for (int k = 0; k < steps; k++) {
-    hs.Step(ds.get());
-    hl.Step(dl.get());
-  }
-  EXPECT_EQ(hs.narrow_steps(), steps);
-  EXPECT_EQ(hl.narrow_steps(), 0);
-  ASSERT_EQ(std::memcmp(ds->qpos, dl->qpos, sizeof(mjtNum) * small->nq), 0);
-  const double dt = small->opt.timestep;
+  TwoPiles piles;
+  const Hook &hs = *piles.narrow, &hl = *piles.wide;
+  const double dt = piles.small->opt.timestep;
   auto releases = [](const Hook& h) {
     std::vector<const HookEvent*> out;
     for (const HookEvent& ev : h.events()) {

@@ -28,6 +28,17 @@ std::string ContactLabel(const Model& model, const ContactId& id) {
   return octant < 0 ? label : label + "@" + std::to_string(octant);
 }
 
+bool SameContacts(const std::vector<ContactId>& a, const std::vector<ContactId>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); k++) {
+    if (!a[k].SamePair(b[k]) || a[k].anchor != b[k].anchor || a[k].feature != b[k].feature ||
+        a[k].frictionless != b[k].frictionless) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool HasBodyTransmission(const mjModel* m) {
   for (int i = 0; i < m->nu; i++) {
     if (m->actuator_trntype[i] == mjTRN_BODY) return true;

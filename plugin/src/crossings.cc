@@ -52,14 +52,6 @@ bool FeatureListed(const mjModel* m, const std::vector<ContactPoint>& points, co
   return octant_seen && corner_seen;
 }
 
-bool SameContacts(const std::vector<ContactId>& a, const std::vector<ContactId>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t k = 0; k < a.size(); k++) {
-    if (!a[k].SamePair(b[k]) || a[k].anchor != b[k].anchor || a[k].frictionless != b[k].frictionless) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 CrossingFinder::CrossingFinder(const Model& model, Data& data, Resimulator& resim, const HookOptions& options,

@@ -4,17 +4,6 @@
 #include <cmath>
 
 namespace saltation {
-namespace {
-
-bool SameContacts(const std::vector<ContactId>& a, const std::vector<ContactId>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t k = 0; k < a.size(); k++) {
-    if (!a[k].SamePair(b[k]) || a[k].anchor != b[k].anchor || a[k].frictionless != b[k].frictionless) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 ReleasePrefilter::ReleasePrefilter(const mjModel* m, double force_tol, bool enabled) : force_tol_(force_tol) {
   const double g = mju_norm3(m->opt.gravity);

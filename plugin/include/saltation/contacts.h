@@ -54,6 +54,10 @@ struct ContactPoint {
   int mj_index = -1;        // index in mjData::contact
 };
 
+// Whether two lists name the same contacts in the same order (pair, anchor, feature, whether let
+// slip): a mode that did not change.
+bool SameContacts(const std::vector<ContactId>& a, const std::vector<ContactId>& b);
+
 // Number of rigid constraint rows of a point: 1 for condim 1, 3 (normal, two tangents) otherwise.
 inline int ContactRowCount(const ContactPoint& p) { return p.condim == 1 ? 1 : 3; }
 
