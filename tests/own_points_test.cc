@@ -4,6 +4,7 @@
 // rigid reference on a flat height field giving the same events as on a plane; a plane against a
 // mesh (every hull vertex within the band): a puck mesh lands on every corner and comes to rest.
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,17 @@ TEST_F(OwnPoints, ABallInAValleyTouchesBothFaces) {
   }
   // high above the valley's floor the faces are beyond the band: no point
   EXPECT_TRUE(PointsAt(model, FreePose(x, 0.1, 0.3 + Band(model) * 1.2 + r, Eigen::Quaterniond::Identity())).empty());
+}
+
+TEST_F(OwnPoints, ANonFinitePoseGivesNoPoints) {
+  // the grid indices of a non-finite pose would be undefined (UBSan in scripts/sanitize): no points
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ModelPtr box_m = LoadModelFromString(kRampBox);
+  Model box(box_m.get());
+  EXPECT_TRUE(PointsAt(box, FreePose(nan, 0, 0.3, Eigen::Quaterniond::Identity())).empty());
+  ModelPtr ball_m = LoadModelFromString(kValleyBall);
+  Model ball(ball_m.get());
+  EXPECT_TRUE(PointsAt(ball, FreePose(0, nan, 0.14, Eigen::Quaterniond::Identity())).empty());
 }
 
 // The same tilted box dropped on a plane and on a flat height field (both at z = 0).

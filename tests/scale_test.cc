@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -103,6 +105,23 @@ struct TwoPiles {
   }
 };
 
+// the events of h whose kind is one of `kinds`
+std::vector<const HookEvent*> EventsOf(const Hook& h, std::initializer_list<EventKind> kinds) {
+  std::vector<const HookEvent*> out;
+  for (const HookEvent& ev : h.events()) {
+    if (std::find(kinds.begin(), kinds.end(), ev.kind) != kinds.end()) out.push_back(&ev);
+  }
+  return out;
+}
+
+// whether `in` has an event of e's kind and geom pair within [e.time − before, e.time + after]
+bool HasMatch(const HookEvent* e, const std::vector<const HookEvent*>& in, double before, double after) {
+  for (const HookEvent* o : in) {
+    if (o->kind == e->kind && o->contact.SamePair(e->contact) && o->time >= e->time - before && o->time <= e->time + after + 1e-12) return true;
+  }
+  return false;
+}
+
 TEST(Scale, TouchdownsInRetakenStepsAreStillReported) {
   // a retaken step lists only the touching contacts: a touch whose band was not listed is taken at
   // onset (crossings.h), never dropped. The 1M pile retakes every step; the 256M pile none; both
@@ -111,21 +130,10 @@ TEST(Scale, TouchdownsInRetakenStepsAreStillReported) {
   TwoPiles piles;
   const Hook &hs = *piles.narrow, &hl = *piles.wide;
   const double dt = piles.small->opt.timestep;
-  auto touchdowns = [](const Hook& h) {
-    std::vector<const HookEvent*> out;
-    for (const HookEvent& ev : h.events()) {
-      if (ev.kind == EventKind::kTouchdown) out.push_back(&ev);
-    }
-    return out;
-  };
-  const std::vector<const HookEvent*> wide = touchdowns(hl), narrow = touchdowns(hs);
+  const std::vector<const HookEvent*> wide = EventsOf(hl, {EventKind::kTouchdown}), narrow = EventsOf(hs, {EventKind::kTouchdown});
   ASSERT_GT(wide.size(), 10u);
   for (const HookEvent* w : wide) {
-    bool found = false;
-    for (const HookEvent* n : narrow) {
-      found = found || (n->contact.SamePair(w->contact) && n->time >= w->time - dt && n->time <= w->time + dt + 1e-12);
-    }
-    EXPECT_TRUE(found) << "touchdown of geoms " << w->contact.geom1 << "/" << w->contact.geom2 << " at " << w->time;
+    EXPECT_TRUE(HasMatch(w, narrow, dt, dt)) << "touchdown of geoms " << w->contact.geom1 << "/" << w->contact.geom2 << " at " << w->time;
   }
 }
 
@@ -138,23 +146,11 @@ TEST(Scale, RetakenStepsGiveNoSpuriousRelease) {
   TwoPiles piles;
   const Hook &hs = *piles.narrow, &hl = *piles.wide;
   const double dt = piles.small->opt.timestep;
-  auto releases = [](const Hook& h) {
-    std::vector<const HookEvent*> out;
-    for (const HookEvent& ev : h.events()) {
-      if (ev.kind == EventKind::kLiftoff || ev.kind == EventKind::kSlip) out.push_back(&ev);
-    }
-    return out;
-  };
-  const std::vector<const HookEvent*> wide = releases(hl), narrow = releases(hs);
+  const std::vector<const HookEvent*> wide = EventsOf(hl, {EventKind::kLiftoff, EventKind::kSlip}),
+                                      narrow = EventsOf(hs, {EventKind::kLiftoff, EventKind::kSlip});
   ASSERT_GT(wide.size(), 0u);
-  auto matched = [&](const HookEvent* e, const std::vector<const HookEvent*>& in) {
-    for (const HookEvent* o : in) {
-      if (o->kind == e->kind && o->contact.SamePair(e->contact) && std::abs(o->time - e->time) <= dt + 1e-12) return true;
-    }
-    return false;
-  };
   for (const HookEvent* n : narrow) {
-    EXPECT_TRUE(matched(n, wide)) << EventKindName(n->kind) << " of geoms " << n->contact.geom1 << "/" << n->contact.geom2 << " at " << n->time
+    EXPECT_TRUE(HasMatch(n, wide, dt, dt)) << EventKindName(n->kind) << " of geoms " << n->contact.geom1 << "/" << n->contact.geom2 << " at " << n->time
                                   << " only in the retaken run";
   }
   // (the other way round does not hold yet: 5 of the 256M run's 47, at 0.016–0.018 s, are of

@@ -96,14 +96,14 @@ void ContactTracker::NearMisses(const std::vector<ContactPoint>& before,
                                                   const std::vector<ContactPoint>& after) const {
   for (const ContactPoint& p : at) {
     if (!(p.gap > 0 && p.gap < options_.near_miss_distance)) continue;
-    // a point of a pair that touches elsewhere (a face resting on a floor, its other hull vertices
-    // hovering a millimetre above it) is not a miss of that pair
-    if (std::any_of(at.begin(), at.end(), [&](const ContactPoint& q) { return q.id.SamePair(p.id) && q.gap <= 0; })) continue;
     const int i2 = MatchContact(p.id, before);
     const int i0 = MatchContact(p.id, after);
     if (i2 < 0 || i0 < 0) continue;
     const double a = before[i2].gap, b = p.gap, c = after[i0].gap;
     if (!(a > b && c > b)) continue;
+    // a point of a pair that touches elsewhere (a face resting on a floor, its other hull vertices
+    // hovering a millimetre above it) is not a miss of that pair (scanned only for a local minimum)
+    if (std::any_of(at.begin(), at.end(), [&](const ContactPoint& q) { return q.id.SamePair(p.id) && q.gap <= 0; })) continue;
     HookEvent ev;
     ev.kind = EventKind::kNearMiss;
     ev.time = time;

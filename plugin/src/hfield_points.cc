@@ -99,6 +99,7 @@ void BoxPoints(const mjModel* m, const mjData* d, const Grid& grid, int g1, int 
   // the box in the height field's frame
   const Vec3 centre = Rh.transpose() * (MapVec(d->geom_xpos + 3 * g2) - xh);
   const Mat3 R = Rh.transpose() * MapMat(d->geom_xmat + 9 * g2);
+  if (!centre.allFinite() || !R.allFinite()) return;  // no points of a non-finite pose (the grid indices would be undefined)
 
   // box vertices against the triangle under each
   for (int k = 0; k < 8; k++) {
@@ -163,6 +164,7 @@ void SpherePoint(const mjModel* m, const mjData* d, const Grid& grid, int g1, in
   const double radius = m->geom_size[3 * g2];
   const Vec3 p = Rh.transpose() * (MapVec(d->geom_xpos + 3 * g2) - xh);
   const double reach = radius + band;
+  if (!p.allFinite() || !std::isfinite(reach)) return;
   if (std::abs(p.x()) > grid.size0 + reach || std::abs(p.y()) > grid.size1 + reach) return;
   // the centre below the surface: the triangle under it, along its normal
   if (grid.Covers(p.x(), p.y())) {
