@@ -88,6 +88,109 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   return v_minus + JMinv.transpose() * lambda;
 }
 
+// ∂v⁺/∂q, columns `dofs`, by central differences of the whole impact map with S fixed (ImpactVelocity
+// at q ± ε eᵢ, each a factorisation of M and a solve with J M⁻¹ Jᵀ by `method`, the centre's).
+void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const RestitutionTable& restitution,
+                                    const State& x_minus, const std::vector<ContactId>& impulse_set,
+                                    PsdSolver::Method method, const std::vector<int>& dofs,
+                                    Eigen::MatrixXd& dv_dq) {
+  const mjModel* m = model.mj();
+  const double eps = model.options().fd_step;
+  Eigen::VectorXd dq = Eigen::VectorXd::Zero(m->nv);
+  for (int i : dofs) {
+    dq.setZero();
+    dq(i) = eps;
+    Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;
+    mj_integratePos(m, qp.data(), dq.data(), 1.0);
+    mj_integratePos(m, qm.data(), dq.data(), -1.0);
+    dv_dq.col(i) = (ImpactVelocity(model, data, restitution, qp, x_minus.qvel, impulse_set, nullptr, method) -
+                    ImpactVelocity(model, data, restitution, qm, x_minus.qvel, impulse_set, nullptr, method)) /
+                   (2 * eps);
+  }
+}
+
+// ∂v⁺/∂q, columns `dofs`, from the impact's equations differentiated at the centre, S fixed:
+//   M (v⁺ − v⁻) = Jᵀ Λ,   J v⁺ + b = −E (J v⁻ + b)          (E: the centre's applied restitution)
+// give, along a configuration direction (D: the derivative of M(q), J(q), b(q) alone),
+//   M δv = w + Jᵀ δΛ,  w = D[Jᵀ Λ − M Δv],      J δv = s,  s = −D[J (v⁺ + E v⁻) + (1 + E) b]
+//   δv = M⁻¹w + M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁺ (s − J M⁻¹ w)
+// with w and s by central differences of products at fixed Λ, Δv = v⁺ − v⁻, v⁺, v⁻: each probe is
+// the position pass of the pairs and M on data.aux() (no solve with M or J M⁻¹ Jᵀ), and the centre's
+// factorisations serve every column. `sel`, `JMinv` and `solver` are the centre's (data.main() holds
+// M's factor there). The same derivative as ConfigurationBlockByImpactMaps when the targets are
+// consistent (a dependent row's target the same combination of the others': the structural
+// dependencies of a body's several contacts under one restitution); false, with nothing written,
+// when they are not (Λ is then a least-squares impulse, and only the impact maps give its
+// derivative).
+bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& x_minus,
+                                   const std::vector<ContactId>& impulse_set, const SelectedRows& sel,
+                                   const RowMatrix& JMinv, const PsdSolver& solver, const std::vector<int>& dofs,
+                                   Eigen::MatrixXd& dv_dq) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  const int nrow = static_cast<int>(sel.J.rows());
+  const int ncol = static_cast<int>(dofs.size());
+  mjData* centre = data.main();
+  const Eigen::VectorXd& v_minus = x_minus.qvel;
+  const Eigen::VectorXd Jv = sel.J * v_minus + sel.surface;
+  const Eigen::VectorXd e = AppliedRestitution(model, sel.restitution_rows, Jv);
+  const Eigen::VectorXd target = -e.cwiseProduct(Jv.cwiseMin(0.0));
+  Eigen::VectorXd lambda;
+  solver.Solve(target - Jv, lambda);
+  const Eigen::VectorXd dv = JMinv.transpose() * lambda;
+  const Eigen::VectorXd v_plus = v_minus + dv;
+  // consistent targets: v⁺ meets every row (the pseudo-inverse's least squares does not)
+  const Eigen::VectorXd residual = sel.J * v_plus + sel.surface - target;
+  const double scale = std::max({1.0, Jv.cwiseAbs().maxCoeff(), v_plus.norm()});
+  if (!(residual.cwiseAbs().maxCoeff() <= 1e-9 * scale)) return false;
+
+  // the probes on data.aux(), with the centre's mocap bodies and time
+  mjData* d = data.aux();
+  mju_copy(d->mocap_pos, centre->mocap_pos, 3 * m->nmocap);
+  mju_copy(d->mocap_quat, centre->mocap_quat, 4 * m->nmocap);
+  d->time = centre->time;
+  const std::vector<double> no_restitution(impulse_set.size(), 0.0);
+  const std::vector<bool> every(impulse_set.size(), true);
+  std::vector<ContactPoint> points;
+  ConstraintSet all;
+  Eigen::VectorXd Mdv(nv);
+  // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos
+  auto products = [&](const Eigen::VectorXd& qpos, Eigen::VectorXd& out) {
+    EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
+    ModeConstraints(model, d, impulse_set, points, all, data.work());
+    const SelectedRows at = SelectRows(model, d, all, no_restitution, every);
+    if (at.J.rows() != nrow) throw NumericalError("impact rows changed under a configuration difference");
+    mj_mulM(m, d, Mdv.data(), dv.data());
+    out.resize(nv + nrow);
+    out.head(nv).noalias() = at.J.transpose() * lambda;
+    out.head(nv) -= Mdv;
+    out.tail(nrow).noalias() = at.J * v_plus;
+    out.tail(nrow) += e.cwiseProduct(at.J * v_minus) + (Eigen::VectorXd::Ones(nrow) + e).cwiseProduct(at.surface);
+  };
+  const double eps = model.options().fd_step;
+  RowMatrix W(ncol, nv);  // w per column, as rows (mj_solveM's layout)
+  Eigen::MatrixXd S(nrow, ncol);
+  Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv), plus, minus;
+  for (int c = 0; c < ncol; c++) {
+    dq.setZero();
+    dq(dofs[c]) = eps;
+    Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;
+    mj_integratePos(m, qp.data(), dq.data(), 1.0);
+    mj_integratePos(m, qm.data(), dq.data(), -1.0);
+    products(qp, plus);
+    products(qm, minus);
+    const Eigen::VectorXd diff = (plus - minus) / (2 * eps);
+    W.row(c) = diff.head(nv).transpose();
+    S.col(c) = -diff.tail(nrow);
+  }
+  RowMatrix MinvW(ncol, nv);
+  mj_solveM(m, centre, MinvW.data(), W.data(), ncol);
+  const Eigen::MatrixXd correction = solver.Solve(Eigen::MatrixXd(S - sel.J * MinvW.transpose()));
+  const Eigen::MatrixXd block = MinvW.transpose() + JMinv.transpose() * correction;
+  for (int c = 0; c < ncol; c++) dv_dq.col(dofs[c]) = block.col(c);
+  return true;
+}
+
 double KineticEnergy(const mjModel* m, const mjData* d, const Eigen::VectorXd& v) {
   Eigen::VectorXd Mv(m->nv);
   mj_mulM(m, d, Mv.data(), v.data());
@@ -261,7 +364,8 @@ ResetJacobian ResetJacobian::Identity(int nv, int na) {
 }
 
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
-                                  const State& x_minus, const std::vector<ContactId>& impulse_set) {
+                                  const State& x_minus, const std::vector<ContactId>& impulse_set,
+                                  ConfigurationBlockMethod method) {
   const mjModel* m = model.mj();
   const int nv = m->nv;
   mjData* d = data.main();
@@ -280,8 +384,8 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   const int nrow = sel.J.rows();
   // the center's choice of solver, kept by every difference column below
   PsdSolver solver;
+  RowMatrix JMinv;
   if (nrow > 0) {
-    RowMatrix JMinv;
     Eigen::MatrixXd A;
     ConstraintMass(m, d, sel.J, JMinv, A);
     // rows whose J v⁻ ≥ 0 get no restitution target
@@ -292,23 +396,17 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
     out.dv_dv -= JMinv.transpose() * solver.Solve(rhs);
   }
 
-  // ∂v⁺/∂q by central differences of the impact map with S fixed, on the trees S reaches (islands.h):
-  // the configuration of any other tree moves neither S's rows nor M's blocks under them, so
-  // its columns are exactly zero
-  const double eps = model.options().fd_step;
+  // ∂v⁺/∂q on the trees S reaches (islands.h): the configuration of any other tree moves neither
+  // S's rows nor M's blocks under them, so its columns are exactly zero
+  const std::vector<int> dofs = IslandOf(model, impulse_set, impulse_set).dofs;
   out.dv_dq.setZero(nv, nv);
-  Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv);
-  for (int i : IslandOf(model, impulse_set, impulse_set).dofs) {
-    dq.setZero();
-    dq(i) = eps;
-    Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;
-    mj_integratePos(m, qp.data(), dq.data(), 1.0);
-    mj_integratePos(m, qm.data(), dq.data(), -1.0);
-    const PsdSolver::Method method = nrow > 0 ? solver.method() : PsdSolver::Method::kPseudoInverse;
-    out.dv_dq.col(i) = (ImpactVelocity(model, data, restitution, qp, x_minus.qvel, impulse_set, nullptr, method) -
-                        ImpactVelocity(model, data, restitution, qm, x_minus.qvel, impulse_set, nullptr, method)) /
-                       (2 * eps);
+  if (nrow == 0 || dofs.empty()) return out;
+  if (method == ConfigurationBlockMethod::kEquations &&
+      ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, dofs, out.dv_dq)) {
+    return out;
   }
+  out.dv_dq_method = ConfigurationBlockMethod::kImpactMaps;
+  ConfigurationBlockByImpactMaps(model, data, restitution, x_minus, impulse_set, solver.method(), dofs, out.dv_dq);
   return out;
 }
 

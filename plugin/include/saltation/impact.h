@@ -64,20 +64,32 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
 
 // DΔ of an impact: q⁺ = q⁻ gives the identity blocks; the velocity blocks are
 //   ∂v⁺/∂v⁻ = I − M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁺ (I + E) J      (closed form, E = restitution of the rows)
-//   ∂v⁺/∂q  = central differences of ImpactVelocity in the tangent configuration, S fixed
-// (MuJoCo 2.2 has no derivatives of M(q) and J(q); this block is never dropped: it carries how the
-// impact direction turns with the configuration and is essential for articulated robots).
+//   ∂v⁺/∂q  = the impact map's derivative in the tangent configuration, S fixed, on the dofs of the
+//             trees S reaches (islands.h; the other columns are exactly zero), by `method`:
+//     kEquations  the impact's equations M Δv = Jᵀ Λ, J v⁺ + b = −E (J v⁻ + b) differentiated at
+//                 the centre: central differences of the products Jᵀ Λ − M Δv and J (v⁺ + E v⁻) +
+//                 (1 + E) b at fixed vectors (per column two position passes of the impact's pairs
+//                 and M, no factorisation), then one solve with the centre's M and J M⁻¹ Jᵀ. Valid
+//                 when the targets are consistent (v⁺ meets every row, also for a rank-deficient
+//                 J M⁻¹ Jᵀ: a body landing flat on several contacts); otherwise kImpactMaps is taken.
+//     kImpactMaps central differences of ImpactVelocity (the whole map, a factorisation and a
+//                 J M⁻¹ Jᵀ solve by the centre's method per probe): the reference, about 4× dearer.
+// (this block is never dropped: it carries how the impact direction turns with the configuration
+// and is essential for articulated robots). Writes data.main() and data.aux().
+enum class ConfigurationBlockMethod { kEquations, kImpactMaps };
 struct ResetJacobian {
   Eigen::MatrixXd dv_dq;  // (nv × nv)
   Eigen::MatrixXd dv_dv;  // (nv × nv)
   int na = 0;
+  ConfigurationBlockMethod dv_dq_method = ConfigurationBlockMethod::kEquations;  // the one taken
 
   // the full DΔ (ndx × ndx): [[I, 0, 0], [dv_dq, dv_dv, 0], [0, 0, I]]
   Eigen::MatrixXd Dense() const;
   static ResetJacobian Identity(int nv, int na);
 };
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
-                                  const State& x_minus, const std::vector<ContactId>& impulse_set);
+                                  const State& x_minus, const std::vector<ContactId>& impulse_set,
+                                  ConfigurationBlockMethod method = ConfigurationBlockMethod::kEquations);
 
 // D_tΔ of an impact on a moving surface: ∂v⁺/∂t at fixed x⁻ (nv), by central differences in time
 // (step Options::fd_step) of ImpactVelocity with the mocap bodies moved by Options::mocap_motion;
