@@ -5,6 +5,12 @@
 //                        contact of the humanoid's own tree; ballsN: any ball) found by the hook
 //                        with Ξ on demand. Counters xi_us, forward_us, xi_in_forwards, nv, and
 //                        where: event_time, mode_contacts (before), island_dofs.
+//   ResetJacobian/<model> DΔ of that touchdown's impact (ImpactResetJacobian) by its two methods side
+//                        by side, interleaved in every iteration: ∂v⁺/∂q from the impact's equations
+//                        (the default) and from the impact maps (the reference, the former default).
+//                        Counters equations_in_forwards, impact_maps_in_forwards,
+//                        impact_maps_over_equations, by_equations (1 when the default did not fall
+//                        back), rows, rank.
 //   Simultaneous/<model> Hook::CompleteXi of a simultaneous group (both orderings' composites)
 //                        against the complete TouchdownEvent of one of its members at the
 //                        member's own state: ratio_simultaneous_to_touchdown, group_size.
@@ -79,6 +85,48 @@ void XiTouchdown(benchmark::State& state, const std::string& name) {
   state.counters["xi_in_forwards"] = t_xi / t_forward;
 }
 
+void ResetJacobianMethods(benchmark::State& state, const std::string& name) {
+  saltation::ModelPtr m = LoadNamed(name);
+  const int torso = mj_name2id(m.get(), mjOBJ_BODY, "torso");
+  saltation::HookEvent event;
+  saltation::RestitutionTable restitution;
+  saltation::DataPtr d;
+  if (!FindTouchdown(m.get(), torso >= 0 ? m->body_rootid[torso] : -1, &event, &restitution, &d)) {
+    state.SkipWithError("no touchdown");
+    return;
+  }
+  saltation::Model model(m.get());
+  saltation::Data data(model);
+  const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, restitution, event.rigid.x_minus,
+                                                             event.rigid.mode_before, event.contact, 1e-9,
+                                                             saltation::DefaultForceTolerance(m.get()), false);
+  const std::vector<saltation::ContactId> set = ev.impact.ImpulseSet();
+  double t_eq = 0, t_maps = 0, t_forward = 0;
+  bool by_equations = false;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    const saltation::ResetJacobian a = saltation::ImpactResetJacobian(model, data, restitution, ev.x_minus, set);
+    benchmark::DoNotOptimize(a.dv_dq.data());
+    auto t1 = Clock::now();
+    const saltation::ResetJacobian b = saltation::ImpactResetJacobian(
+        model, data, restitution, ev.x_minus, set, saltation::ConfigurationBlockMethod::kImpactMaps);
+    benchmark::DoNotOptimize(b.dv_dq.data());
+    auto t2 = Clock::now();
+    for (int k = 0; k < 10; k++) mj_forward(m.get(), d.get());
+    auto t3 = Clock::now();
+    t_eq += Seconds(t1 - t0);
+    t_maps += Seconds(t2 - t1);
+    t_forward += Seconds(t3 - t2) / 10;
+    by_equations = a.dv_dq_method == saltation::ConfigurationBlockMethod::kEquations;
+  }
+  state.counters["rows"] = ev.impact.nrow;
+  state.counters["rank"] = ev.impact.rank;
+  state.counters["by_equations"] = by_equations;
+  state.counters["equations_in_forwards"] = t_eq / t_forward;
+  state.counters["impact_maps_in_forwards"] = t_maps / t_forward;
+  state.counters["impact_maps_over_equations"] = t_maps / t_eq;
+}
+
 void Simultaneous(benchmark::State& state, const std::string& name) {
   saltation::ModelPtr m = LoadNamed(name);
   saltation::HookOptions options;
@@ -140,6 +188,12 @@ void RegisterXi() {
     benchmark::RegisterBenchmark(("XiTouchdown/" + n).c_str(), [=](benchmark::State& s) { XiTouchdown(s, n); })
         ->Unit(benchmark::kMillisecond)
         ->Iterations(Pick(n == "humanoid100" || n == "balls50" ? 5 : 20, 2));
+  }
+  for (const char* name : {"humanoid", "balls1"}) {
+    const std::string n = name;
+    benchmark::RegisterBenchmark(("ResetJacobian/" + n).c_str(), [=](benchmark::State& s) { ResetJacobianMethods(s, n); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(Pick(20, 2));
   }
   benchmark::RegisterBenchmark("Simultaneous/level_balls4", [](benchmark::State& s) { Simultaneous(s, "level_balls4"); })
       ->Unit(benchmark::kMillisecond)

@@ -115,7 +115,7 @@ void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const Restit
 //   M δv = w + Jᵀ δΛ,  w = D[Jᵀ Λ − M Δv],      J δv = s,  s = −D[J (v⁺ + E v⁻) + (1 + E) b]
 //   δv = M⁻¹w + M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁺ (s − J M⁻¹ w)
 // with w and s by central differences of products at fixed Λ, Δv = v⁺ − v⁻, v⁺, v⁻: each probe is
-// the position pass of the pairs and M on data.aux() (no solve with M or J M⁻¹ Jᵀ), and the centre's
+// the position pass of the pairs and M on data.aux() (no factorisation, no solve with M or J M⁻¹ Jᵀ), and the centre's
 // factorisations serve every column. `sel`, `JMinv` and `solver` are the centre's (data.main() holds
 // M's factor there). The same derivative as ConfigurationBlockByImpactMaps when the targets are
 // consistent (a dependent row's target the same combination of the others': the structural
@@ -156,7 +156,9 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   Eigen::VectorXd Mdv(nv);
   // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos
   auto products = [&](const Eigen::VectorXd& qpos, Eigen::VectorXd& out) {
-    EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
+    EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points, /*inertia=*/false);
+    mj_tendon(m, d);  // M without its factorisation (made again when the pass was the full one)
+    mj_makeM(m, d);
     ModeConstraints(model, d, impulse_set, points, all, data.work());
     const SelectedRows at = SelectRows(model, d, all, no_restitution, every);
     if (at.J.rows() != nrow) throw NumericalError("impact rows changed under a configuration difference");
