@@ -20,21 +20,27 @@ StepWorker::~StepWorker() {
 
 StepSlot& StepWorker::Acquire() {
   std::unique_lock<std::mutex> lock(mutex_);
+  waiters_++;
   changed_.wait(lock, [this] { return queued_ < slots_.size(); });
+  waiters_--;
   return slots_[(head_ + queued_) % slots_.size()];
 }
 
 void StepWorker::Push() {
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!error_) queued_++;  // after a failure, the steps until Take are dropped
+    wake = idle_;
   }
-  changed_.notify_all();
+  if (wake) changed_.notify_all();  // a busy worker finds the step when it finishes its own
 }
 
 void StepWorker::Wait() {
   std::unique_lock<std::mutex> lock(mutex_);
+  waiters_++;
   changed_.wait(lock, [this] { return queued_ == 0; });
+  waiters_--;
 }
 
 std::exception_ptr StepWorker::Take(std::vector<HookEvent>& records) {
@@ -51,7 +57,9 @@ void StepWorker::Run() {
   std::vector<HookEvent> records;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
+    idle_ = true;
     changed_.wait(lock, [this] { return stop_ || (queued_ > 0 && !error_); });
+    idle_ = false;
     if (stop_) return;
     StepSlot& slot = slots_[head_];
     lock.unlock();
@@ -72,7 +80,7 @@ void StepWorker::Run() {
       head_ = (head_ + 1) % slots_.size();
       queued_--;
     }
-    changed_.notify_all();
+    if (waiters_ > 0) changed_.notify_all();  // the caller waits for a slot or for the queue to empty
   }
 }
 

@@ -61,6 +61,8 @@ class StepWorker {
   size_t head_ = 0;       // the oldest queued slot
   size_t queued_ = 0;     // slots [head_, head_ + queued_) (mod capacity) are the worker's
   bool stop_ = false;
+  bool idle_ = false;     // the worker waits for a step (Push wakes it only then)
+  int waiters_ = 0;       // the caller waits in Acquire or Wait (the worker wakes it only then)
   std::exception_ptr error_;
   std::vector<HookEvent> ready_;  // records of the steps done, not taken yet
   std::thread thread_;
