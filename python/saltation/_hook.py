@@ -82,6 +82,11 @@ class Hook:
         write_atomically(path, "\n".join(lines) + "\n")
 
     @property
+    def worker_thread(self):
+        """Whether the bookkeeping runs on the hook's worker thread."""
+        return self._hook.worker_thread
+
+    @property
     def untracked_pairs(self):
         """Geom-type pairs whose near-contacts MuJoCo cannot report exactly (seen once they touch)."""
         return list(self._hook.untracked_pairs)

@@ -132,6 +132,7 @@ void BindHook(py::module_& m) {
            py::arg("model"))
       .def("markers", &PyHook::Markers, py::arg("time"), py::arg("fade"))
       .def_property_readonly("untracked_pairs", [](const PyHook& h) { return h.hook().untracked_pairs(); })
+      .def_property_readonly("worker_thread", [](const PyHook& h) { return h.hook().options().worker_thread; })
       .def_property_readonly("active_contacts", [](const PyHook& h) { return h.hook().mode().contacts.size(); })
       .def_property_readonly("phi_time", [](const PyHook& h) { return h.hook().phi_time(); })
       .def("phi_rigid", [](const PyHook& h, bool scaled) {

@@ -153,6 +153,7 @@ def test_worker_thread_gives_the_same_records_and_phi():
     sync, d_sync = run_hook(m, 1.0, keyframe="throw", propagation="both", covariance=True, initial_covariance=1e-4)
     worker, d_worker = run_hook(m, 1.0, keyframe="throw", propagation="both", covariance=True, initial_covariance=1e-4,
                                 worker_thread=True)
+    assert worker.worker_thread and not sync.worker_thread
     assert len(sync.events) >= 2
     assert [e.to_dict() for e in worker.events] == [e.to_dict() for e in sync.events]
     assert np.array_equal(worker.phi_rigid, sync.phi_rigid) and np.array_equal(worker.covariance, sync.covariance)
