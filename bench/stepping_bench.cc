@@ -1,8 +1,15 @@
 // The stepping thread, events only: hook.Step with Ξ on demand (HookOptions::xi_on_demand: events
 // detected, localised, classified and tracked, Ξ left for CompleteXi) against plain mj_step over
 // the same steps from the same state, side by side in every iteration; the eager hook (Ξ at every
-// event) alongside for reference.
+// event) alongside for reference; and the same on-demand hook with its bookkeeping on the worker
+// thread (HookOptions::worker_thread).
 //   Stepping/<model>    counters ratio_on_demand_to_plain (the "stepping thread"),
+//                       ratio_worker_step_to_plain (the worker hook's Step alone, the queue never
+//                       full: blocks of 10 steps into a queue of 16, synced untimed between
+//                       blocks: a control loop's latency), ratio_worker_throughput_to_plain (all
+//                       the steps into the default queue of 8, then Sync: Step + the wait, over
+//                       the whole run, against a plain run of the same steps timed just before),
+//                       ratio_copy_to_plain (the mj_copyData that hands a step to the worker),
 //                       ratio_unfiltered_to_plain (the same without the release pre-filter,
 //                       HookOptions::release_prefilter), ratio_eager_to_plain, plain_us_per_step,
 //                       events
@@ -32,6 +39,17 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
   saltation::Hook unfiltered(unfiltered_model.get(), unfiltered_options);
   std::unique_ptr<saltation::Hook> hook;
   if (eager) hook = std::make_unique<saltation::Hook>(eager_model.get());
+  saltation::ModelPtr worker_model = LoadNamed(name);
+  saltation::HookOptions worker_options = lazy_options;
+  worker_options.worker_thread = true;
+  worker_options.worker_queue = 16;
+  saltation::Hook worker(worker_model.get(), worker_options);
+  saltation::HookOptions throughput_options = lazy_options;
+  throughput_options.worker_thread = true;
+  saltation::Hook throughput(worker_model.get(), throughput_options);
+  saltation::DataPtr d5(mj_makeData(worker_model.get())), scratch(mj_makeData(worker_model.get()));
+  double t_worker = 0, t_throughput = 0, t_throughput_plain = 0, t_copy = 0;
+  long copies = 0;
   saltation::DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(lazy_model.get())),
       d3(mj_makeData(eager_model.get())), d4(mj_makeData(unfiltered_model.get()));
   double t_plain = 0, t_lazy = 0, t_eager = 0, t_unfiltered = 0;
@@ -43,6 +61,8 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
     lazy.Reset(d2.get());
     unfiltered.Reset(d4.get());
     if (hook) hook->Reset(d3.get());
+    ResetToStart(worker_model.get(), d5.get());
+    worker.Reset(d5.get());
     // interleaved in blocks of 10 steps so that a busy moment of the machine hits both
     for (int k = 0; k < steps; k += 10) {
       const int block = std::min(10, steps - k);
@@ -57,11 +77,32 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
       auto t3 = Clock::now();
       for (int j = 0; j < block; j++) unfiltered.Step(d4.get());
       auto t4 = Clock::now();
+      for (int j = 0; j < block; j++) worker.Step(d5.get());
+      auto t5 = Clock::now();
+      worker.Sync();  // untimed: the next block starts with an empty queue
+      auto t6 = Clock::now();
+      mj_copyData(scratch.get(), worker_model.get(), d5.get());
+      auto t7 = Clock::now();
+      t_worker += Seconds(t5 - t4);
+      t_copy += Seconds(t7 - t6);
+      copies++;
       t_plain += Seconds(t1 - t0);
       t_lazy += Seconds(t2 - t1);
       t_eager += Seconds(t3 - t2);
       t_unfiltered += Seconds(t4 - t3);
     }
+    // sustained: every step into the default queue, then the wait for the worker
+    ResetToStart(plain.get(), d1.get());
+    ResetToStart(worker_model.get(), d5.get());
+    throughput.Reset(d5.get());
+    auto t0 = Clock::now();
+    for (int k = 0; k < steps; k++) mj_step(plain.get(), d1.get());
+    auto t1 = Clock::now();
+    for (int k = 0; k < steps; k++) throughput.Step(d5.get());
+    throughput.Sync();
+    auto t2 = Clock::now();
+    t_throughput_plain += Seconds(t1 - t0);
+    t_throughput += Seconds(t2 - t1);
   }
   state.counters["nv"] = plain->nv;
   state.counters["steps"] = steps;
@@ -70,6 +111,10 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
   state.counters["ratio_unfiltered_to_plain"] = t_unfiltered / t_plain;
   state.counters["guard_steps_skipped"] = static_cast<double>(lazy.guard_solves_skipped()) / std::max(1L, lazy.guard_steps());
   if (hook) state.counters["ratio_eager_to_plain"] = t_eager / t_plain;
+  state.counters["ratio_worker_step_to_plain"] = t_worker / t_plain;
+  state.counters["ratio_worker_throughput_to_plain"] = t_throughput / t_throughput_plain;
+  state.counters["ratio_copy_to_plain"] = t_copy / (t_plain / steps * static_cast<double>(copies) / state.iterations());
+  if (worker.events().size() != lazy.events().size()) state.SkipWithError("the worker hook's events differ from the hook's");
   state.counters["events"] = static_cast<double>(lazy.events().size());
 }
 

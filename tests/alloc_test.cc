@@ -74,11 +74,14 @@ struct Counts {
 };
 
 // steps the hook `warmup` steps, then counts the allocations of `steps` hook.Step against as many
-// plain mj_step from the same state on a copy of the model without the hook
-Counts CountAllocations(const std::function<ModelPtr()>& load, int warmup, int steps) {
+// plain mj_step from the same state on a copy of the model without the hook (with the worker
+// thread: the steps and a final Sync, both threads' allocations counted)
+Counts CountAllocations(const std::function<ModelPtr()>& load, int warmup, int steps, bool worker) {
   ModelPtr hooked = load(), plain = load();
   if (!hooked || !plain) return {};
-  Hook hook(hooked.get());
+  HookOptions options;
+  options.worker_thread = worker;
+  Hook hook(hooked.get(), options);
   DataPtr d(mj_makeData(hooked.get())), p(mj_makeData(plain.get()));
   const int key = mj_name2id(hooked.get(), mjOBJ_KEY, "start");
   if (key >= 0) mj_resetDataKeyframe(hooked.get(), d.get(), key);
@@ -90,6 +93,7 @@ Counts CountAllocations(const std::function<ModelPtr()>& load, int warmup, int s
   Counts c;
   long before = g_allocations.load();
   for (int k = 0; k < steps; k++) hook.Step(d.get());
+  hook.Sync();
   c.hook = g_allocations.load() - before;
   before = g_allocations.load();
   for (int k = 0; k < steps; k++) mj_step(plain.get(), p.get());
@@ -132,11 +136,13 @@ TEST_F(AllocationTest, HookStepAddsNoAllocationsToMujocos) {
       {"humanoid lying", file(SALTATION_MUJOCO_MODELS "/humanoid/humanoid.xml"), 3000},
       {"five boxes resting", [&boxes]() { return LoadModelFromString(boxes); }, 500},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    const Counts n = CountAllocations(c.load, c.warmup, 100);
-    std::printf("[ allocations ] %-22s 100 steps: hook.Step %ld, mj_step %ld\n", c.name, n.hook, n.plain);
-    EXPECT_EQ(n.hook, n.plain);
+  for (const bool worker : {false, true}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.name) + (worker ? ", worker thread" : ""));
+      const Counts n = CountAllocations(c.load, c.warmup, 100, worker);
+      std::printf("[ allocations ] %-22s%s 100 steps: hook.Step %ld, mj_step %ld\n", c.name, worker ? " (worker)" : "", n.hook, n.plain);
+      EXPECT_EQ(n.hook, n.plain);
+    }
   }
 }
 

@@ -65,6 +65,9 @@ options:
   --phi-out FILE.json accumulated Φ over the run (needs --propagate other than events)
   --quiet             no table and no progress, only the summary
   --progress          progress on stderr even when it is not a terminal
+  --worker            the hook's bookkeeping on a worker thread (the same records; the stepping
+                      thread pays MuJoCo's step and a copy of its data, records are written as
+                      the worker finishes them)
   -h, --help          this text
 Options take their value as "--opt value" or "--opt=value"; every output path is checked writable
 before the run, and a file is never left with part of a line (disk full: truncated back to its
@@ -79,6 +82,7 @@ const std::map<std::string, std::string> kOwners = {
     {"--start", "rigid"},           {"--start-limit", "rigid"},
     {"--propagate", "record"},      {"--phi-out", "record"},        {"--near-miss", "record"},
     {"--simultaneous", "record"},   {"--ctrl", "rigid record"},     {"--mocap", "rigid"},
+    {"--worker", "record"},
 };
 
 bool Takes(const std::string& command, const std::string& option) {
@@ -161,6 +165,9 @@ Args ParseRunArgs(const std::string& command, const std::vector<std::string>& ar
     } else if (a == "--progress") {
       c.Flag();
       args.progress = true;
+    } else if (a == "--worker") {
+      c.Flag();
+      args.worker = true;
     } else {
       TakeModelArgument(c, args.model);
     }

@@ -23,6 +23,7 @@ struct Args {
   std::string out;
   bool quiet = false;
   bool progress = false;
+  bool worker = false;  // record: HookOptions::worker_thread
   std::string csv;
   std::string propagate = "events";
   std::string phi_out;

@@ -183,6 +183,7 @@ int RunRecord(const Args& args) {
   options.grazing_threshold = args.grazing;
   options.near_miss_distance = args.near_miss;
   options.simultaneous_time = args.simultaneous;
+  options.worker_thread = args.worker;
   if (args.restitution == "auto") {
     options.restitution = saltation::RestitutionSource::kAuto;
   } else if (args.restitution != "model") {
@@ -254,6 +255,18 @@ int RunRecord(const Args& args) {
     if (out.is_open()) step_json += saltation::HookEventToJson(model, ev) + "\n";
   };
   Progress progress("record", args.progress, args.quiet);
+  // writes the records delivered since the last call
+  auto write_records = [&] {
+    if (!step_table.empty()) {
+      progress.Done();
+      std::fputs(step_table.c_str(), stdout);
+      step_table.clear();
+    }
+    out.WriteLines(step_json);  // one write per step: a killed run leaves whole lines only
+    csv.WriteLines(step_csv);
+    step_json.clear();
+    step_csv.clear();
+  };
   while (d->time < t_end) {
     const double time_before = d->time;
     try {
@@ -266,7 +279,10 @@ int RunRecord(const Args& args) {
       }
     } catch (const saltation::Error& e) {
       // the failed step's records are dropped; the failure is the last record, at the time before
-      // the step (everything written so far is at or before it)
+      // the step (everything written so far is at or before it). With the worker, the records
+      // delivered by the failing Step are earlier steps' (the worker's own error is thrown after
+      // the records made before it): written first
+      if (args.worker) write_records();
       progress.Done();
       if (out.is_open()) out.WriteLine(FailureJson(time_before, e.what()));
       if (csv.is_open()) csv.WriteLine(FailureCsv(csv_header, time_before, e.what()));
@@ -276,16 +292,22 @@ int RunRecord(const Args& args) {
       for (const std::string& w : saltation::TakeMujocoWarnings()) std::fprintf(stderr, "MuJoCo warning: %s\n", w.c_str());
       throw;
     }
-    if (!step_table.empty()) {
-      progress.Done();
-      std::fputs(step_table.c_str(), stdout);
-      step_table.clear();
-    }
-    out.WriteLines(step_json);  // one write per step: a killed run leaves whole lines only
-    csv.WriteLines(step_csv);
-    step_json.clear();
-    step_csv.clear();
+    write_records();
     progress.Update((d->time - (t_end - args.duration)) / args.duration, "t = " + std::to_string(d->time).substr(0, 6) + " s");
+  }
+  if (args.worker) {
+    // the worker's last steps: their records, or its error (the failure record at the end)
+    try {
+      hook.Sync();
+    } catch (const saltation::Error& e) {
+      write_records();
+      progress.Done();
+      if (out.is_open()) out.WriteLine(FailureJson(d->time, e.what()));
+      if (csv.is_open()) csv.WriteLine(FailureCsv(csv_header, d->time, e.what()));
+      std::fflush(stdout);
+      throw;
+    }
+    write_records();
   }
   progress.Done();
   std::fflush(stdout);

@@ -12,6 +12,7 @@
 #include "chain_propagation.h"
 #include "contact_tracking.h"
 #include "crossings.h"
+#include "hook_worker.h"
 #include "near_contacts.h"
 #include "resimulation.h"
 #include "saltation/errors.h"
@@ -73,21 +74,42 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
     for (const UntrackedPair& p : untracked) untracked_.push_back(p.label);
     untracked_summary_ = UntrackedSummary(untracked);
   }
-  resim_ = std::make_unique<Resimulator>(m);
+  if (options_.worker_thread) {
+    if (!(options_.worker_queue >= 1)) throw ConfigError("the worker queue must hold at least one step");
+    // the Resimulator writes its model's timestep during a call, and the stepping thread's
+    // ArenaFallback its gaps: each thread has its own copy
+    resim_model_.reset(mj_copyModel(nullptr, m));
+    if (!resim_model_) throw MujocoError("could not copy the model");
+  }
+  resim_ = std::make_unique<Resimulator>(options_.worker_thread ? resim_model_.get() : m);
   crossings_ = std::make_unique<CrossingFinder>(*model_, *data_, *resim_, options_, force_tol_);
   tracker_ = std::make_unique<ContactTracker>(options_, [this](HookEvent ev) { Emit(std::move(ev)); });
   chains_ = std::make_unique<ChainPropagator>(*model_, *data_, options_);
   prev_ = std::make_unique<SavedStep>();
   cur_ = std::make_unique<SavedStep>();
   guards_ = std::make_unique<StepGuards[]>(3);
+  if (options_.worker_thread) {
+    worker_ = std::make_unique<StepWorker>(options_.worker_queue, [this](StepSlot& slot, std::vector<HookEvent>& records) {
+      std::swap(*cur_, slot.before);  // x_k (the slot takes the buffers of x_{k−2} to reuse)
+      try {
+        Bookkeep(slot.after.get(), slot.dt);
+      } catch (...) {
+        records.swap(found_);
+        throw;
+      }
+      records.swap(found_);
+    });
+  }
 }
 
 Hook::~Hook() = default;
 
 void Hook::Reset(const mjData* d) {
+  Sync();
   const mjModel* m = m_;
   started_ = true;
   events_.clear();
+  found_.clear();
   tracker_->Clear();
   for (int i = 0; i < 3; i++) guards_[i].present = false;
   head_ = 0;
@@ -123,31 +145,87 @@ void Hook::Step(mjData* d) {
   if (controller) controller(m_, d);
   if (!started_) Reset(d);
   if (!options_.keep_events) events_.clear();
-  step_first_ = events_.size();
+  if (worker_) {
+    StepWorkerThread(d);
+    return;
+  }
   try {
     Advance(d);
   } catch (...) {
-    Deliver(step_first_);  // what was found before the failure is still reported
+    Deliver(found_);  // what was found before the failure is still reported
     throw;
   }
-  Deliver(step_first_);
+  Deliver(found_);
 }
 
-void Hook::Deliver(size_t first) {
-  if (first >= events_.size()) return;
-  // near misses (at x_{k−1}) are found after the step's crossings (in [t_{k−1}, t_k]), and a
-  // simultaneous record (at its first member's time) after its members: sorted here
-  std::stable_sort(events_.begin() + static_cast<std::ptrdiff_t>(first), events_.end(),
-                   [](const HookEvent& a, const HookEvent& b) { return a.time < b.time; });
+void Hook::Deliver(std::vector<HookEvent>& records) {
+  const size_t first = events_.size();
+  events_.insert(events_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+  records.clear();
   if (!on_event) return;
+  struct Delivering {
+    bool& flag;
+    explicit Delivering(bool& f) : flag(f) { flag = true; }
+    ~Delivering() { flag = false; }
+  } delivering(delivering_);
   const size_t end = events_.size();  // a handler does not add records
   for (size_t i = first; i < end; i++) on_event(events_[i]);
 }
 
 void Hook::Advance(mjData* d) {
+  Capture(m_, d, *cur_);
+  StepMuJoCo(d);
+  Bookkeep(d, m_->opt.timestep);
+}
+
+void Hook::StepWorkerThread(mjData* d) {
+  StepSlot& slot = worker_->Acquire();  // waits while worker_queue steps are queued
+  Capture(m_, d, slot.before);
+  try {
+    StepMuJoCo(d);
+  } catch (...) {
+    Collect(false);  // what the worker finished is still reported (its own error first)
+    throw;
+  }
+  // everything the bookkeeping reads of d after the step (contacts, constraint rows and forces,
+  // M's factor, kinematics, velocities): the whole mjData, made on first use and then reused
+  if (slot.after) {
+    mj_copyData(slot.after.get(), m_, d);
+  } else {
+    slot.after.reset(mj_copyData(nullptr, m_, d));
+    if (!slot.after) throw MujocoError("could not copy the data for the worker thread");
+  }
+  slot.dt = m_->opt.timestep;
+  worker_->Push();
+  Collect(false);
+}
+
+void Hook::Collect(bool wait) {
+  if (wait) worker_->Wait();
+  const std::exception_ptr error = worker_->Take(ready_);
+  Deliver(ready_);
+  if (error) {
+    started_ = false;  // the bookkeeping stopped mid-step: the next Step starts afresh
+    std::rethrow_exception(error);
+  }
+}
+
+void Hook::Sync() {
+  if (!worker_) return;
+  if (delivering_) {
+    worker_->Wait();  // inside on_event: the records are delivered once the handler returns
+    return;
+  }
+  Collect(true);
+}
+
+void Hook::Settle() const {
+  if (worker_) const_cast<Hook*>(this)->Sync();  // a wait: nothing the caller sees is changed but what Sync delivers
+}
+
+void Hook::StepMuJoCo(mjData* d) {
   const double dt = m_->opt.timestep;
   const double time_before = d->time;
-  Capture(m_, d, *cur_);
   const int resets_before = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
                             d->warning[mjWARN_BADQACC].number;
   arena_->Step(m_, d);  // mj_step(m_, d), retaken on the user's gaps when the band fills the arena
@@ -173,6 +251,25 @@ void Hook::Advance(mjData* d) {
     throw NumericalError("MuJoCo's simulation became unstable at t = " + std::to_string(time_before) +
                          " s: mj_step no longer advances the time" + warned);
   }
+}
+
+void Hook::Bookkeep(const mjData* after, double dt) {
+  found_.clear();
+  // near misses (at x_{k−1}) are found after the step's crossings (in [t_{k−1}, t_k]), and a
+  // simultaneous record (at its first member's time) after its members: sorted here
+  auto by_time = [this] {
+    std::stable_sort(found_.begin(), found_.end(), [](const HookEvent& a, const HookEvent& b) { return a.time < b.time; });
+  };
+  try {
+    Account(after, dt);
+  } catch (...) {
+    by_time();
+    throw;
+  }
+  by_time();
+}
+
+void Hook::Account(const mjData* d, double dt) {
   step_index_++;
   // the guards of x_k (this step), x_{k−1} and x_{k−2}, rotating through three buffers
   StepGuards& g = guards_[head_];
@@ -209,10 +306,10 @@ void Hook::Advance(mjData* d) {
 }
 
 void Hook::Emit(HookEvent ev) {
-  events_.push_back(std::move(ev));  // passed to on_event by Deliver, at the end of the step
+  found_.push_back(std::move(ev));  // passed to on_event by Deliver, at the end of the step
   // chatter and Zeno records the event implies, emitted from inside (a copy of the fields the
-  // tracker reads, not of the matrices: Emit grows events_)
-  const HookEvent& stored = events_.back();
+  // tracker reads, not of the matrices: Emit grows found_)
+  const HookEvent& stored = found_.back();
   if (ChangesContact(stored.kind)) {
     HookEvent brief;
     brief.kind = stored.kind;
@@ -223,17 +320,29 @@ void Hook::Emit(HookEvent ev) {
   }
 }
 
-const Eigen::MatrixXd& Hook::phi_rigid() const { return chains_->phi_rigid(); }
-double Hook::phi_rigid_log_scale() const { return chains_->phi_rigid_log_scale(); }
-const Eigen::MatrixXd& Hook::phi_compliant() const { return chains_->phi_compliant(); }
-double Hook::phi_compliant_log_scale() const { return chains_->phi_compliant_log_scale(); }
-double Hook::phi_t0() const { return chains_->t0(); }
-double Hook::phi_time() const { return chains_->time(); }
-const Eigen::MatrixXd& Hook::covariance() const { return chains_->covariance(); }
-const Eigen::MatrixXd& Hook::covariance_dreset() const { return chains_->covariance_dreset(); }
-long Hook::narrow_steps() const { return arena_->narrow_steps(); }
-long Hook::guard_solves_skipped() const { return crossings_->skipped(); }
-long Hook::guard_steps() const { return crossings_->evaluated(); }
-double Hook::EffectiveRestitution(int geom1, int geom2) const { return tracker_->EffectiveRestitution(geom1, geom2); }
+const std::vector<HookEvent>& Hook::events() const {
+  Settle();
+  return events_;
+}
+const Mode& Hook::mode() const {
+  Settle();
+  return mode_;
+}
+const Eigen::MatrixXd& Hook::phi_rigid() const { return Settle(), chains_->phi_rigid(); }
+double Hook::phi_rigid_log_scale() const { return Settle(), chains_->phi_rigid_log_scale(); }
+const Eigen::MatrixXd& Hook::phi_compliant() const { return Settle(), chains_->phi_compliant(); }
+double Hook::phi_compliant_log_scale() const { return Settle(), chains_->phi_compliant_log_scale(); }
+double Hook::phi_t0() const { return Settle(), chains_->t0(); }
+double Hook::phi_time() const { return Settle(), chains_->time(); }
+const Eigen::MatrixXd& Hook::covariance() const { return Settle(), chains_->covariance(); }
+const Eigen::MatrixXd& Hook::covariance_dreset() const { return Settle(), chains_->covariance_dreset(); }
+long Hook::narrow_steps() const { return arena_->narrow_steps(); }  // the stepping thread's own
+long Hook::guard_solves_skipped() const { return Settle(), crossings_->skipped(); }
+long Hook::guard_steps() const { return Settle(), crossings_->evaluated(); }
+const RestitutionTable& Hook::restitution() const { return Settle(), restitution_; }
+double Hook::EffectiveRestitution(int geom1, int geom2) const {
+  Settle();
+  return tracker_->EffectiveRestitution(geom1, geom2);
+}
 
 }  // namespace saltation

@@ -153,8 +153,7 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     sim.group = group_counter_++;
     // the members' stored records (this step's, not delivered yet) carry the group's id
     for (const HookEvent* member : members) {
-      for (size_t k = step_first_; k < events_.size(); k++) {
-        HookEvent& stored = events_[k];
+      for (HookEvent& stored : found_) {
         if (stored.has_xi && stored.time == member->time && stored.kind == member->kind &&
             stored.contact.geom1 == member->contact.geom1 && stored.contact.geom2 == member->contact.geom2) {
           stored.group = sim.group;
@@ -171,7 +170,7 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
       sim.xi_pending = true;
       sim.order_spread = std::numeric_limits<double>::quiet_NaN();
     } else {
-      ComposeOrderings(restitution_, first.rigid.x_minus, first.rigid.mode_before, group, sim);
+      ComposeOrderings(*data_, restitution_, first.rigid.x_minus, first.rigid.mode_before, group, sim);
     }
     Emit(sim);
     break;
@@ -200,7 +199,7 @@ void ApplyXi(const Eigen::MatrixXd& xi, Eigen::MatrixXd& C) {
 
 }  // namespace
 
-void Hook::ComposeOrderings(const RestitutionTable& restitution, const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
+void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
                             HookEvent& sim) {
   // both orderings, each event with its own intermediate mode, at the first event's state.
   // Members whose islands (islands.h; the mode and the whole group as links) differ commute: their
@@ -226,7 +225,7 @@ void Hook::ComposeOrderings(const RestitutionTable& restitution, const State& x0
     Mode mode = mode0;
     for (const ContactId& id : order) {
       if (FindInMode(mode, id, 1e-12) >= 0) continue;
-      const RigidEvent ev = TouchdownEvent(*model_, *data_, restitution, x, mode, id, -1.0, force_tol_);
+      const RigidEvent ev = TouchdownEvent(*model_, data, restitution, x, mode, id, -1.0, force_tol_);
       const Eigen::MatrixXd xi = ev.xi.Dense();
       for (Eigen::MatrixXd* C : targets) ApplyXi(xi, *C);
       x = ev.x_plus;
@@ -267,7 +266,8 @@ std::shared_ptr<HookDeferred> Hook::Defer(const SavedStep& base) const {
 void Hook::CompleteXi(HookEvent& ev) {
   if (!ev.xi_pending || !ev.deferred) return;
   const HookDeferred& deferred = *ev.deferred;
-  for (mjData* w : {data_->main(), data_->aux()}) {
+  Data& data = XiData();
+  for (mjData* w : {data.main(), data.aux()}) {
     mju_copy(w->ctrl, deferred.ctrl.data(), m_->nu);
     mju_copy(w->qfrc_applied, deferred.qfrc_applied.data(), m_->nv);
     mju_copy(w->xfrc_applied, deferred.xfrc_applied.data(), 6 * m_->nbody);
@@ -275,9 +275,9 @@ void Hook::CompleteXi(HookEvent& ev) {
   // with the restitution in force at the event (auto: measured values change over the run)
   try {
     if (ev.kind == EventKind::kSimultaneous) {
-      ComposeOrderings(deferred.restitution, deferred.x, deferred.mode, deferred.group, ev);
+      ComposeOrderings(data, deferred.restitution, deferred.x, deferred.mode, deferred.group, ev);
     } else {
-      CompleteEvent(*model_, *data_, deferred.restitution, ev.rigid);
+      CompleteEvent(*model_, data, deferred.restitution, ev.rigid);
       ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
     }
   } catch (const NumericalError&) {
@@ -288,7 +288,16 @@ void Hook::CompleteXi(HookEvent& ev) {
   ev.deferred.reset();
 }
 
+Data& Hook::XiData() {
+  if (!worker_) return *data_;
+  // the worker's data_ is in use on its thread: the caller completes Ξ in a workspace of its own
+  // (the same functions on the same inputs: the same bits)
+  if (!xi_data_) xi_data_ = std::make_unique<Data>(*model_, DataArena::kSized);
+  return *xi_data_;
+}
+
 const HookEvent& Hook::CompletedEvent(size_t i) {
+  Sync();
   if (i >= events_.size()) throw ConfigError("no event " + std::to_string(i));
   CompleteXi(events_[i]);
   return events_[i];

@@ -22,11 +22,15 @@ class Hook:
     completed when an event is read. covariance: propagate P through Ξ (P₀ = initial_covariance·I,
     Q = process_noise·dt·I per step). controller: None, or a per-step controller ``f(model, data)``
     that sets ``data.ctrl`` from data's state; step calls it before each step (MuJoCo holds the
-    controls over the step; the events' Ξ use them).
+    controls over the step; the events' Ξ use them). worker_thread: the bookkeeping on a thread of
+    the hook's own (step pays MuJoCo's step and a copy of its data; events, Φ and the mode are the
+    same bit for bit, and reading them waits for the worker; an error of the worker is raised by a
+    later step or read).
     """
 
     def __init__(self, model, propagation="events", restitution=None, grazing=0.01, xi_on_demand=False,
-                 covariance=False, process_noise=0.0, initial_covariance=0.0, controller=None):
+                 covariance=False, process_noise=0.0, initial_covariance=0.0, controller=None,
+                 worker_thread=False):
         if controller is not None and not callable(controller):
             raise ConfigError(f"controller must be None or a callable f(model, data), not {controller!r}")
         if propagation not in ("events", "rigid", "compliant", "both"):
@@ -35,7 +39,8 @@ class Hook:
                 (isinstance(restitution, numbers.Real) and not isinstance(restitution, bool))):
             raise ConfigError(f"restitution must be None, a number in [0, 1] or 'auto', not {restitution!r}")
         self._hook = _core._Hook(model, propagation, restitution, float(grazing), bool(xi_on_demand),
-                                 bool(covariance), float(process_noise), float(initial_covariance))
+                                 bool(covariance), float(process_noise), float(initial_covariance),
+                                 bool(worker_thread))
         self._model = model
         self.controller = controller
         self._events = []
@@ -75,6 +80,11 @@ class Hook:
         lines = [self._hook.header_json(os.fspath(model))]
         lines += [self._hook.event_json(i) for i in range(self._hook.num_events())]
         write_atomically(path, "\n".join(lines) + "\n")
+
+    @property
+    def worker_thread(self):
+        """Whether the bookkeeping runs on the hook's worker thread."""
+        return self._hook.worker_thread
 
     @property
     def untracked_pairs(self):

@@ -33,8 +33,10 @@ py::array_t<double> ToNumpy(const Eigen::MatrixXd& a, double log_scale = 0) {
 }
 
 HookOptions Options(const std::string& propagation, const py::object& restitution, double grazing,
-                    bool xi_on_demand, bool covariance, double process_noise, double initial_covariance) {
+                    bool xi_on_demand, bool covariance, double process_noise, double initial_covariance,
+                    bool worker_thread) {
   HookOptions o;
+  o.worker_thread = worker_thread;
   o.propagation = ParsePropagation(propagation);
   if (restitution.is_none()) {
     o.restitution = RestitutionSource::kModel;
@@ -59,12 +61,13 @@ HookOptions Options(const std::string& propagation, const py::object& restitutio
 class PyHook {
  public:
   PyHook(py::object model, const std::string& propagation, const py::object& restitution, double grazing,
-         bool xi_on_demand, bool covariance, double process_noise, double initial_covariance)
+         bool xi_on_demand, bool covariance, double process_noise, double initial_covariance, bool worker_thread)
       : model_ref_(model) {
     const mjModel* m = ModelOf(model);
     ScopedMujocoErrors errors;
     hook_ = std::make_unique<Hook>(
-        m, Options(propagation, restitution, grazing, xi_on_demand, covariance, process_noise, initial_covariance));
+        m, Options(propagation, restitution, grazing, xi_on_demand, covariance, process_noise, initial_covariance,
+                   worker_thread));
   }
 
   void Step(py::object data) {
@@ -117,9 +120,10 @@ class PyHook {
 
 void BindHook(py::module_& m) {
   py::class_<PyHook>(m, "_Hook")
-      .def(py::init<py::object, const std::string&, const py::object&, double, bool, bool, double, double>(),
+      .def(py::init<py::object, const std::string&, const py::object&, double, bool, bool, double, double, bool>(),
            py::arg("model"), py::arg("propagation"), py::arg("restitution"), py::arg("grazing"),
-           py::arg("xi_on_demand"), py::arg("covariance"), py::arg("process_noise"), py::arg("initial_covariance"))
+           py::arg("xi_on_demand"), py::arg("covariance"), py::arg("process_noise"), py::arg("initial_covariance"),
+           py::arg("worker_thread"))
       .def("step", &PyHook::Step, py::arg("data"))
       .def("reset", &PyHook::Reset, py::arg("data"))
       .def("num_events", &PyHook::NumEvents)
@@ -128,6 +132,7 @@ void BindHook(py::module_& m) {
            py::arg("model"))
       .def("markers", &PyHook::Markers, py::arg("time"), py::arg("fade"))
       .def_property_readonly("untracked_pairs", [](const PyHook& h) { return h.hook().untracked_pairs(); })
+      .def_property_readonly("worker_thread", [](const PyHook& h) { return h.hook().options().worker_thread; })
       .def_property_readonly("active_contacts", [](const PyHook& h) { return h.hook().mode().contacts.size(); })
       .def_property_readonly("phi_time", [](const PyHook& h) { return h.hook().phi_time(); })
       .def("phi_rigid", [](const PyHook& h, bool scaled) {

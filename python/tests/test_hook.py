@@ -148,6 +148,18 @@ def test_xi_on_demand_gives_the_eager_records():
     assert [e.to_dict() for e in lazy.events] == [e.to_dict() for e in eager.events]
 
 
+def test_worker_thread_gives_the_same_records_and_phi():
+    m = mujoco.MjModel.from_xml_string(scene())
+    sync, d_sync = run_hook(m, 1.0, keyframe="throw", propagation="both", covariance=True, initial_covariance=1e-4)
+    worker, d_worker = run_hook(m, 1.0, keyframe="throw", propagation="both", covariance=True, initial_covariance=1e-4,
+                                worker_thread=True)
+    assert worker.worker_thread and not sync.worker_thread
+    assert len(sync.events) >= 2
+    assert [e.to_dict() for e in worker.events] == [e.to_dict() for e in sync.events]
+    assert np.array_equal(worker.phi_rigid, sync.phi_rigid) and np.array_equal(worker.covariance, sync.covariance)
+    assert np.array_equal(d_worker.qpos, d_sync.qpos)
+
+
 def test_bad_arguments_are_clear_errors():
     m = mujoco.MjModel.from_xml_string(scene())
     with pytest.raises(saltation.ConfigError, match="restitution must be None, a number in \\[0, 1\\] or 'auto'"):

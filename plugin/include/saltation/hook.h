@@ -23,6 +23,21 @@
 // late, each localised inside its step by re-simulating MuJoCo sub-steps from the saved state of
 // t_{k−1} (LocateCrossing, root_finding.h). Ξ is the rigid model's at the localised MuJoCo state,
 // computed by the same functions the exact integrator uses (events.h).
+//
+// Worker thread (HookOptions::worker_thread): Step runs the controller, mj_step and its checks
+// (their errors are thrown by that Step, as without it), copies MuJoCo's data after the step into
+// a queue slot (mj_copyData) and returns; a thread of the hook's own does the bookkeeping of the
+// queued steps in step order, on its own state. Step waits only when worker_queue steps are
+// queued. The results are those of the synchronous hook bit for bit, whatever the timing (events,
+// Ξ, Φ, the mode). What reads the bookkeeping's results waits for the worker to finish every step
+// taken so far: Sync(), events(), CompletedEvent, mode(), phi_*, covariance*, restitution(),
+// EffectiveRestitution, guard_*; the references they return are valid until the next Step. Records
+// are passed to on_event on the caller's thread, in time order, at the Step or wait that finds
+// them done (Sync in a handler waits without delivering). An error of the worker (MujocoError, …)
+// is thrown on the caller's thread by the next Step or wait, after the records made before it are
+// delivered; the steps taken after it are dropped and the next Step starts afresh (Reset at its
+// state). Reset waits for the worker first; the destructor lets the step in progress finish and
+// drops the queued ones.
 #ifndef SALTATION_HOOK_H_
 #define SALTATION_HOOK_H_
 
@@ -50,6 +65,8 @@ class CrossingFinder;
 class ContactTracker;
 class ChainPropagator;
 class ArenaFallback;
+class StepWorker;
+struct StepSlot;
 
 class Hook {
  public:
@@ -61,8 +78,12 @@ class Hook {
   Hook& operator=(const Hook&) = delete;
 
   // Starts the bookkeeping at d's state: the mode (resting contacts), Φ = I, P = P₀. Called by
-  // the first Step automatically.
+  // the first Step automatically. With the worker thread: Syncs first (and throws what Sync throws).
   void Reset(const mjData* d);
+
+  // With the worker thread: waits until the bookkeeping of every step taken has been done, passes
+  // its records to on_event and throws the worker's error if it had one. Without: nothing to do.
+  void Sync();
 
   // One mj_step(m, d), then the bookkeeping. Events found are appended to events() and passed to
   // on_event at the end of the step that found them, in time order (a step's records are sorted,
@@ -83,13 +104,14 @@ class Hook {
   // use them. Empty: d's inputs are whatever the caller left there.
   std::function<void(const mjModel*, mjData*)> controller;
 
-  const std::vector<HookEvent>& events() const { return events_; }
+  // (waits for the worker: see above)
+  const std::vector<HookEvent>& events() const;
   // Completes an event's Ξ (HookOptions::xi_on_demand) at the event's own state, modes, inputs
   // and restitution; a no-op for complete events. Works on events() entries and on the copy
   // on_event receives; CompletedEvent(i) completes the stored events()[i].
   void CompleteXi(HookEvent& ev);
   const HookEvent& CompletedEvent(size_t i);
-  const Mode& mode() const { return mode_; }
+  const Mode& mode() const;
   const Model& rigid_model() const { return *model_; }
   const HookOptions& options() const { return options_; }
   // geom pairs MuJoCo may collide (its own filters: contype/conaffinity, parent–child, <exclude>,
@@ -121,7 +143,7 @@ class Hook {
   const Eigen::MatrixXd& covariance_dreset() const;
 
   // the restitution the next impacts use (the model's, the override, or with measured pairs)
-  const RestitutionTable& restitution() const { return restitution_; }
+  const RestitutionTable& restitution() const;
   // measured effective restitution of a geom pair (−1 when not measured yet)
   double EffectiveRestitution(int geom1, int geom2) const;
 
@@ -131,12 +153,21 @@ class Hook {
   // (hook_events.cc)
   std::vector<HookEvent> Process(std::vector<Crossing>& crossings, double dt);
   void EmitSimultaneous(const std::vector<HookEvent>& step_events);
-  void ComposeOrderings(const RestitutionTable& restitution, const State& x0, const Mode& mode0,
+  void ComposeOrderings(Data& data, const RestitutionTable& restitution, const State& x0, const Mode& mode0,
                         const std::vector<ContactId>& group, HookEvent& sim);
   std::shared_ptr<HookDeferred> Defer(const SavedStep& base) const;
   void Emit(HookEvent ev);
-  void Advance(mjData* d);       // Step's work after its checks
-  void Deliver(size_t first);    // sorts events_[first..] by time and passes them to on_event
+  void Advance(mjData* d);          // the synchronous Step: Capture, StepMuJoCo, Bookkeep
+  void StepWorkerThread(mjData* d);  // the worker's Step: Capture, StepMuJoCo, a queued copy of d
+  void StepMuJoCo(mjData* d);        // the controller's inputs held: arena_->Step and its checks
+  // the bookkeeping of one step, from cur_ (x_k) and MuJoCo's data after the step: its records
+  // into found_, sorted by time (also when it throws); on the worker thread with worker_thread
+  void Bookkeep(const mjData* after, double dt);
+  void Account(const mjData* after, double dt);  // Bookkeep's work
+  void Deliver(std::vector<HookEvent>& records);  // appends them to events_ and passes them to on_event
+  void Collect(bool wait);           // the worker's finished records delivered, its error thrown
+  void Settle() const;               // Sync from the const accessors
+  Data& XiData();                    // CompleteXi's workspace (the caller's own with the worker)
 
   ModelPtr stepped_model_;  // the copy Step passes to mj_step (widened margins and gaps)
   std::unique_ptr<ArenaFallback> arena_;  // retakes a step that filled the arena, on the user's gaps
@@ -149,6 +180,7 @@ class Hook {
   std::string untracked_summary_;
   double force_tol_ = 0;
   bool lazy_ = false;      // Ξ on demand in effect
+  ModelPtr resim_model_;  // with the worker: the Resimulator's own copy (it writes the timestep)
   std::unique_ptr<Resimulator> resim_;
   std::unique_ptr<CrossingFinder> crossings_;
   std::unique_ptr<ContactTracker> tracker_;
@@ -159,10 +191,14 @@ class Hook {
   std::unique_ptr<SavedStep> prev_, cur_;
   std::unique_ptr<StepGuards[]> guards_;  // x_k, x_{k−1}, x_{k−2} at head_, head_+2, head_+1 (mod 3)
   int head_ = 0;
-  std::vector<HookEvent> events_;
+  std::vector<HookEvent> events_;  // delivered records (the caller's)
+  std::vector<HookEvent> found_;   // the step being kept's records (the bookkeeping's)
+  std::vector<HookEvent> ready_;   // the worker's finished records, being delivered
   int group_counter_ = 0;
-  size_t step_first_ = 0;  // index in events_ of the current step's first record
   long step_index_ = 0;
+  bool delivering_ = false;        // on_event is running
+  std::unique_ptr<Data> xi_data_;  // CompleteXi's, with the worker (made on first use)
+  std::unique_ptr<StepWorker> worker_;  // last: stopped before the state its job uses goes
 };
 
 }  // namespace saltation

@@ -58,6 +58,11 @@ struct HookOptions {
   // rigid solve is skipped while each is in steady contact far from release by MuJoCo's own normal
   // force; false: solved at every step (the same events, tested; slower)
   bool release_prefilter = true;
+  // the bookkeeping (everything after MuJoCo's step: guards, detection, localisation, Ξ, chains,
+  // tracking) on a worker thread of the hook's own, fed by a bounded queue of worker_queue steps
+  // (hook.h: what waits for it); the results are the synchronous hook's, bit for bit
+  bool worker_thread = false;
+  int worker_queue = 8;                  // steps the stepping thread may run ahead (>= 1)
   Options model;                         // rigid model options (detection margin, tolerances)
 };
 
