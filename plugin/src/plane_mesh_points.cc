@@ -1,5 +1,4 @@
-// A plane against a mesh's convex hull: every hull vertex within the band (own_points.h), and the
-// dispatch of the pairs whose points are our own.
+// A plane against a mesh's convex hull: every hull vertex within the band (own_points.h).
 #include "own_points.h"
 
 namespace saltation {
@@ -35,16 +34,6 @@ void PlaneMeshPoints(const mjModel* m, const mjData* d, int g1, int g2, double b
     s.normal = normal;
     s.dist = dist;
   }
-}
-
-bool HasOwnPoints(const mjModel* m, int g1, int g2) {
-  return OwnHeightFieldPoints(m, g1, g2) || OwnPlaneMeshPoints(m, g1, g2);
-}
-
-void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out) {
-  out.clear();
-  HeightFieldPoints(m, d, g1, g2, band, out);
-  PlaneMeshPoints(m, d, g1, g2, band, out);
 }
 
 }  // namespace saltation
