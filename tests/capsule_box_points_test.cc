@@ -1,8 +1,9 @@
 // Contact points of our own for a capsule against a box (own_points.h, capsule_box_points.cc):
 // closed forms — a capsule lying parallel on a face (its two ends), tilted (one end), across an
 // edge (the segment's interior point), across a vertex, over both rims of a face — on a box
-// turned and moved in the world; then the exact rigid reference on a capsule dropped flat onto a
-// box (both ends land at √(2H/g) and it comes to rest on them).
+// turned and moved in the world; then the exact rigid reference on a capsule dropped flat across a
+// box, overhanging both rims (both rims land at √(2H/g) and it comes to rest on them), and on a
+// short capsule parallel to a box edge landing on its corner (one contact, where MuJoCo gave two).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -173,22 +174,24 @@ TEST_F(CapsuleBoxPoints, LyingOverBothRimsGivesTheRims) {
   EXPECT_EQ(points.size(), 4u);
 }
 
-// A capsule dropped flat from rest onto a box's top face (z = 0).
+// A capsule dropped flat from rest across a narrow box's top face (z = 0), overhanging both of its
+// ±x rims (as Go2's hip capsule lies across its calf box).
 const char* kFlatDrop = R"(
 <mujoco>
   <option timestep="0.001"/>
   <worldbody>
-    <geom name="box" type="box" size="0.3 0.2 0.1" pos="0 0 -0.1"/>
-    <body name="rod" pos="0.05 0.02 0.09" zaxis="0.866 0.5 0">
+    <geom name="box" type="box" size="0.08 0.2 0.1" pos="0 0 -0.1"/>
+    <body name="rod" pos="0.01 0.02 0.09" zaxis="1 0.3 0">
       <freejoint/><geom name="rod" type="capsule" size="0.03 0.12" margin="0.01" mass="1"/>
     </body>
   </worldbody>
 </mujoco>)";
 
-TEST_F(CapsuleBoxPoints, ACapsuleDroppedFlatLandsOnBothEndsAndRests) {
-  // MuJoCo's capsule–box lists one point twice for a capsule parallel to a face, then once: the
-  // rigid reference held two contacts and stopped ("has no contact point within the detection
-  // margin"). Its own points: both ends land together at √(2H/g), H = 0.09 − radius − margin.
+TEST_F(CapsuleBoxPoints, ACapsuleDroppedAcrossABoxLandsOnBothRimsAndRests) {
+  // MuJoCo's capsule–box lists a capsule lying across a face, overhanging both rims, at one point
+  // twice, then once: the rigid reference held two contacts and lost one ("has no contact point
+  // within the detection margin"). Its own points: both rims land together at √(2H/g),
+  // H = 0.09 − radius − margin, and it comes to rest on them.
   ModelPtr m = LoadModelFromString(kFlatDrop);
   Model model(m.get());
   RigidSimulator sim(model);
@@ -198,11 +201,50 @@ TEST_F(CapsuleBoxPoints, ACapsuleDroppedFlatLandsOnBothEndsAndRests) {
   const double H = 0.09 - kRadius - kMargin, t_land = std::sqrt(2 * H / -m->opt.gravity[2]);
   EXPECT_EQ(events[0].kind, EventKind::kTouchdown);
   EXPECT_NEAR(events[0].time, t_land, 1e-12);
-  EXPECT_EQ(events[0].mode_after.contacts.size(), 2u);
-  // at rest on both ends, the axis radius + margin above the face
+  ASSERT_EQ(events[0].mode_after.contacts.size(), 2u);
+  // the two rims (x = ±0.08 in the box's frame, the world's but for its offset)
+  const double x0 = events[0].mode_after.contacts[0].anchor.x(), x1 = events[0].mode_after.contacts[1].anchor.x();
+  EXPECT_NEAR(std::min(x0, x1), -0.08, 1e-12);
+  EXPECT_NEAR(std::max(x0, x1), 0.08, 1e-12);
+  // at rest on both rims, the axis radius + margin above the face
   EXPECT_EQ(s.mode.contacts.size(), 2u);
   EXPECT_NEAR(s.x.qpos(2), kRadius + kMargin, 1e-9);
   EXPECT_LT(s.x.qvel.norm(), 1e-9);
+}
+
+// A short capsule lying along the box's y axis, beyond the end of its top (+x) edge: its −y end
+// sphere falls onto the box's (+x, +y, top) corner (as Go2's hip capsule meets its calf box).
+const char* kCornerDrop = R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="box" type="box" size="0.05 0.05 0.05" pos="0 0 -0.05"/>
+    <body name="rod" pos="0.06 0.078 0.06" zaxis="0 1 0">
+      <freejoint/><geom name="rod" type="capsule" size="0.03 0.02" margin="0.01" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(CapsuleBoxPoints, ACapsuleParallelToAnEdgeLandsOnTheCornerOnce) {
+  // MuJoCo's capsule–box lists this corner twice (same place, same distance) and then once close
+  // in: the rigid reference held two contacts for one corner and lost one (Go2 at 0.228 s: "active
+  // contact body:FL_hip#2/body:FL_calf#3@1 has no contact point within the detection margin").
+  // Its own points: the end sphere against the corner, one contact, touching when the end's centre
+  // (0.06, 0.058, z) is radius + margin = 0.04 from the corner (0.05, 0.05, 0).
+  ModelPtr m = LoadModelFromString(kCornerDrop);
+  Model model(m.get());
+  RigidSimulator sim(model);
+  HybridState s = sim.Initialize(InitialState(m.get(), ""));
+  const std::vector<RigidEvent> events = sim.Advance(s, 0.3);
+  ASSERT_FALSE(events.empty());
+  const double reach = kRadius + kMargin, z_touch = std::sqrt(reach * reach - 0.01 * 0.01 - 0.008 * 0.008);
+  const double t_land = std::sqrt(2 * (0.06 - z_touch) / -m->opt.gravity[2]);
+  EXPECT_EQ(events[0].kind, EventKind::kTouchdown);
+  EXPECT_NEAR(events[0].time, t_land, 1e-12);
+  ASSERT_EQ(events[0].mode_after.contacts.size(), 1u);
+  // the point: midway between the corner and the end sphere, along the line from one to the other
+  const Vec3 corner(0.05, 0.05, 0), outward = Vec3(0.01, 0.008, z_touch) / reach;
+  EXPECT_LT((events[0].point - (corner + 0.5 * kMargin * outward)).norm(), 1e-12);
 }
 
 }  // namespace
