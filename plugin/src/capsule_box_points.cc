@@ -1,5 +1,6 @@
 // A capsule against a box (own_points.h): the end spheres of the capsule's segment, and the
 // segment's interior points nearest to a box edge or vertex, each within the band.
+#include <algorithm>
 #include <cmath>
 
 #include "nearest_on_box.h"
@@ -26,17 +27,24 @@ bool InCone(const Vec3& dir, const int sign[3]) {
 // A point of the capsule's surface nearest the box's, both given in the box's frame: the capsule's
 // axis point `axis` and the box's point `on_box`, the distance between them `sep` (signed: −depth
 // when the axis point is inside), the unit `outward` from the box towards the axis point.
+// A point within `same` of one the pair already has is that one (an edge's interior point
+// reaching the segment's end, or the edge's end: the two coincide there) and is left out.
 struct Emitter {
   Vec3 xb;
   RowMat3 Rb;
-  double radius, band;
+  double radius, band, same;
+  size_t first;  // the pair's first point in `out`
   std::vector<SurfacePoint>& out;
 
   void operator()(const Vec3& on_box, const Vec3& outward, double sep) const {
     const double dist = sep - radius;
     if (!(dist < band)) return;
+    const Vec3 pos = xb + Rb * (on_box + 0.5 * dist * outward);
+    for (size_t i = first; i < out.size(); i++) {
+      if ((out[i].pos - pos).norm() <= same) return;
+    }
     SurfacePoint& s = out.emplace_back();
-    s.pos = xb + Rb * (on_box + 0.5 * dist * outward);
+    s.pos = pos;
     s.normal = -(Rb * outward);  // capsule → box
     s.dist = dist;
   }
@@ -59,7 +67,8 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
   const Vec3 c = Rb.transpose() * (Eigen::Map<const Vec3>(d->geom_xpos + 3 * g1) - xb);
   const Vec3 a = Rb.transpose() * Eigen::Map<const RowMat3>(d->geom_xmat + 9 * g1).col(2);
   if (!c.allFinite() || !a.allFinite() || !std::isfinite(band)) return;
-  const Emitter emit{xb, Rb, radius, band, out};
+  const double same = 1e-9 * std::max({h, radius, half.maxCoeff()});
+  const Emitter emit{xb, Rb, radius, band, same, out.size(), out};
 
   // the end spheres: each centre's signed distance to the box, minus the radius
   for (const double t : {-h, h}) {

@@ -45,7 +45,8 @@
 //     nearest to that point (a capsule across a corner, or along an edge it overhangs).
 // The normal runs from the capsule to the box, along the line from the segment's point to the
 // box's; each point lies midway between the two surfaces. A capsule lying on a face gives its two
-// ends, or where it crosses the face's rim; anchors in the box's frame keep them apart.
+// ends, or where it crosses the face's rim; anchors in the box's frame keep them apart. Where two
+// of these coincide (to 1e-9 of the sizes: an end right over a rim) the pair gets one point.
 //
 // Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
 #ifndef SALTATION_OWN_POINTS_H_
