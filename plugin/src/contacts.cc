@@ -89,30 +89,9 @@ void AddPoint(const mjData* d, int g1, int g2, const mjtNum pos[3], const mjtNum
   p.mj_index = mj_index;
 }
 
-// MuJoCo's points of an own pair in d->contact: they lie in [first, last] (one narrow-phase call
-// lists its points together)
-struct OwnPair {
-  int g1, g2, first, last;
-};
-
-// The index in d->contact of MuJoCo's point of pair p at `pos` (to 1e-9 of the scale), or −1.
-int MujocoIndexAt(const mjData* d, const OwnPair& p, const Eigen::Vector3d& pos) {
-  const double tol = 1e-9 * std::max(1.0, pos.cwiseAbs().maxCoeff());
-  for (int i = p.first; i <= p.last; i++) {
-    const mjContact& c = d->contact[i];
-    if (c.geom1 == p.g1 && c.geom2 == p.g2 && (Eigen::Map<const Eigen::Vector3d>(c.pos) - pos).cwiseAbs().maxCoeff() <= tol) {
-      return i;
-    }
-  }
-  return -1;
-}
-
-// A pair whose points this library computes itself (own_points.h) in place of MuJoCo's; with
-// `listed` (MuJoCo's points of the pair in d->contact, of this configuration), each point carries
-// the index of MuJoCo's point at the same place, if there is one (release_prefilter reads its
-// force), else −1.
-void AddOwnPoints(const Model& model, const mjData* d, int g1, int g2, const OwnPair* listed,
-                  std::vector<ContactPoint>& points) {
+// A pair whose points this library computes itself (own_points.h: a height field with a box or a
+// sphere, a plane with a mesh) in place of MuJoCo's.
+void AddOwnPoints(const Model& model, const mjData* d, int g1, int g2, std::vector<ContactPoint>& points) {
   const mjModel* m = model.mj();
   double margin, gap;
   int condim;
@@ -123,7 +102,7 @@ void AddOwnPoints(const Model& model, const mjData* d, int g1, int g2, const Own
     mjtNum frame[9] = {0};
     mju_copy3(frame, s.normal.data());
     CompleteContactFrame(frame);
-    AddPoint(d, g1, g2, s.pos.data(), frame, s.dist - margin, condim, listed ? MujocoIndexAt(d, *listed, s.pos) : -1, points);
+    AddPoint(d, g1, g2, s.pos.data(), frame, s.dist - margin, condim, -1, points);
     // a sphere's points (two in a valley) are told apart by where they touch the terrain: the
     // anchor in geom2's frame would turn with the rolling ball
     if (m->geom_type[g2] == mjGEOM_SPHERE) {
@@ -140,24 +119,19 @@ void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>
   const mjModel* m = model.mj();
   points.clear();
   // pairs MuJoCo found within their band whose points are our own (own_points.h): once each
-  thread_local std::vector<OwnPair> own;
+  thread_local std::vector<std::pair<int, int>> own;
   own.clear();
   for (int i = 0; i < d->ncon; i++) {
     const mjContact& c = d->contact[i];
     if (c.exclude >= 2) continue;  // fused bodies, equality-excluded, no degrees of freedom
     if (HasOwnPoints(m, c.geom1, c.geom2)) {
-      auto same = [&](const OwnPair& p) { return p.g1 == c.geom1 && p.g2 == c.geom2; };
-      const auto it = std::find_if(own.begin(), own.end(), same);
-      if (it == own.end()) {
-        own.push_back({c.geom1, c.geom2, i, i});
-      } else {
-        it->last = i;
-      }
+      const std::pair<int, int> pair{c.geom1, c.geom2};
+      if (std::find(own.begin(), own.end(), pair) == own.end()) own.push_back(pair);
       continue;
     }
     AddPoint(d, c.geom1, c.geom2, c.pos, c.frame, c.dist - c.includemargin, c.dim, i, points);
   }
-  for (const OwnPair& p : own) AddOwnPoints(model, d, p.g1, p.g2, &p, points);
+  for (const auto& [g1, g2] : own) AddOwnPoints(model, d, g1, g2, points);
 }
 
 void CompleteContactFrame(mjtNum frame[9]) {
@@ -211,7 +185,7 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
     mjfCollision collide = mjCOLLISIONFUNC[t1][t2];
     if (!collide) continue;
     if (HasOwnPoints(m, g1, g2)) {
-      AddOwnPoints(model, d, g1, g2, nullptr, points);
+      AddOwnPoints(model, d, g1, g2, points);
       continue;
     }
     double margin, gap;

@@ -4,7 +4,7 @@
 namespace saltation {
 
 bool HasOwnPoints(const mjModel* m, int g1, int g2) {
-  return OwnHeightFieldPoints(m, g1, g2) || OwnPlaneMeshPoints(m, g1, g2) || OwnPlaneBoxPoints(m, g1, g2) ||
+  return OwnHeightFieldPoints(m, g1, g2) || OwnPlaneMeshPoints(m, g1, g2) ||
          OwnCapsuleBoxPoints(m, g1, g2);
 }
 
@@ -12,7 +12,6 @@ void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, s
   out.clear();
   HeightFieldPoints(m, d, g1, g2, band, out);
   PlaneMeshPoints(m, d, g1, g2, band, out);
-  PlaneBoxPoints(m, d, g1, g2, band, out);
   CapsuleBoxPoints(m, d, g1, g2, band, out);
 }
 

@@ -1,7 +1,7 @@
 // Contact points this library computes itself where MuJoCo's narrow phase gives too few for a
 // rigid model: a height field against a box or a sphere (hfield_points.cc), a plane against a
-// mesh or a box (plane_points.cc), a capsule against a box (capsule_box_points.cc); the dispatch
-// in own_points.cc.
+// mesh (plane_points.cc), a capsule against a box (capsule_box_points.cc); the dispatch in
+// own_points.cc.
 //
 // Height fields, from their own triangles:
 // MuJoCo's height-field collision (mjc_ConvexHField) runs one convex test per triangular prism
@@ -24,16 +24,10 @@
 // penetrating"). Here: every vertex of the mesh's convex hull (MuJoCo collides the hull) within
 // the band, its distance along the plane's normal (MuJoCo's planes are unbounded).
 //
-// A plane against a box: MuJoCo (mjc_PlaneBox) lists at most four of the box's vertices within
-// the band, the first four in its order, so a thin box tipping onto the floor with more than four
-// within the band (Go2's calf box, with the rigid model's 4 cm detection margin) had its vertex
-// that reached the floor left out (the rigid reference saw it "appear penetrating"). Here: every
-// vertex within the band, as for a mesh; ListContacts gives each the index of MuJoCo's contact at
-// the same place (mj_index), so what reads MuJoCo's forces still finds them.
-//
 // A capsule against a box: MuJoCo's capsule–box (mjc_CapsuleBox) gives a capsule lying parallel
-// to a box face two identical points (same place, same distance) and then one as the gap closes,
-// so a rigid mode holding both loses one (Menagerie's Go2: its hip capsule onto its calf box).
+// to a box edge, beyond the edge's end (its end sphere nearest to the box's corner), two identical
+// points (same place, same distance) and then one as the gap closes, so a rigid mode holding both
+// loses one (Menagerie's Go2: its hip capsule onto its calf box).
 // Here, with the capsule's segment (centre ± half length along its axis) and radius:
 //   - each end sphere against the box: its centre's signed distance to the box (nearest_on_box.h;
 //     inside: minus the depth below the nearest face) minus the radius, at the box's nearest point;
@@ -66,7 +60,7 @@ struct SurfacePoint {
 };
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:
-// a height field with a box or a sphere, a plane with a mesh or a box, a capsule with a box.
+// a height field with a box or a sphere, a plane with a mesh, a capsule with a box.
 bool HasOwnPoints(const mjModel* m, int g1, int g2);
 
 // (d's geom poses) => out: the points of such a pair whose distance is below `band` (MuJoCo's
@@ -79,8 +73,6 @@ void HeightFieldPoints(const mjModel* m, const mjData* d, int g1, int g2, double
                        std::vector<SurfacePoint>& out);
 bool OwnPlaneMeshPoints(const mjModel* m, int g1, int g2);
 void PlaneMeshPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out);
-bool OwnPlaneBoxPoints(const mjModel* m, int g1, int g2);
-void PlaneBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out);
 bool OwnCapsuleBoxPoints(const mjModel* m, int g1, int g2);
 void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                       std::vector<SurfacePoint>& out);

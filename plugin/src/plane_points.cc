@@ -1,5 +1,4 @@
-// A plane against a convex polytope's vertices (own_points.h): a mesh's hull, a box; each vertex
-// within the band.
+// A plane against a mesh's convex hull (own_points.h): each hull vertex within the band.
 #include "own_points.h"
 
 namespace saltation {
@@ -10,7 +9,7 @@ using Vec3 = Eigen::Vector3d;
 using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
 
 // The plane g1 (its origin and its z axis, from the plane towards the other geom's side) against
-// vertices of geom g2: each vertex `local` (g2's frame) whose distance along the normal is below
+// vertices of geom g2 (its convex hull's): each vertex `local` (g2's frame) whose distance along the normal is below
 // the band (MuJoCo's planes are unbounded), midway between it and the plane.
 struct PlaneVertices {
   Vec3 origin, normal, x2;
@@ -58,17 +57,6 @@ void PlaneMeshPoints(const mjModel* m, const mjData* d, int g1, int g2, double b
     const int v = global ? global[i] : i;
     emit(Vec3(vert[3 * v], vert[3 * v + 1], vert[3 * v + 2]));
   }
-}
-
-bool OwnPlaneBoxPoints(const mjModel* m, int g1, int g2) {
-  return g1 >= 0 && g2 >= 0 && m->geom_type[g1] == mjGEOM_PLANE && m->geom_type[g2] == mjGEOM_BOX;
-}
-
-void PlaneBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out) {
-  if (!OwnPlaneBoxPoints(m, g1, g2)) return;
-  const PlaneVertices emit(d, g1, g2, band, out);
-  const Vec3 half = Eigen::Map<const Vec3>(m->geom_size + 3 * g2);
-  for (int k = 0; k < 8; k++) emit(Vec3((k & 1 ? 1 : -1) * half.x(), (k & 2 ? 1 : -1) * half.y(), (k & 4 ? 1 : -1) * half.z()));
 }
 
 }  // namespace saltation

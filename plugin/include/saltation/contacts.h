@@ -72,12 +72,12 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 
 // (d after EvaluatePosition) => points: every contact point in d, into `points` (its storage
 // reused: the engine hook's per-step path allocates nothing). Pairs whose points are our own
-// (plugin/src/own_points.h; mj_index: MuJoCo's point at the same place, or −1): a height field with a box or a sphere, from the height
+// (plugin/src/own_points.h; mj_index −1): a height field with a box or a sphere, from the height
 // field's triangles instead of MuJoCo's one point per prism (a sphere's anchor is in the height
 // field's frame, so that its two points in a valley keep their identities while the ball rolls);
-// a plane with a mesh or a box, every (hull) vertex within the band; a capsule with a box, its end spheres and
-// its segment's points nearest to a box edge or vertex (MuJoCo's gives a capsule parallel to a
-// face one point twice, then once).
+// a plane with a mesh, every hull vertex within the band; a capsule with a box, its end spheres
+// and its segment's points nearest to a box edge or vertex (MuJoCo's lists a capsule parallel to
+// a box edge, beyond its end, at the corner twice, then once).
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
 
 // The margin, gap and condim MuJoCo's narrow phase gives geom pair (g1, g2): an explicit <pair>,
