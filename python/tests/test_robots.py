@@ -110,7 +110,7 @@ def test_go2_rigid_from_home_runs_through_its_self_contacts(cli, tmp_path):
     capsule's one point on its calf box twice, then once: "has no contact point within the
     detection margin"), then at 0.254 s (the calf box's floor contact culled by MuJoCo's midphase
     at the compiled body margin: "appeared penetrating"). Measured: FL hip/calf touchdown at
-    0.228152 s, 178 touchdowns in 0.5 s, 3.9 s of CPU; to 1 s, 662 (models/robots.md)."""
+    0.228152 s, 178 touchdowns in 0.5 s, 3.7 s of CPU; to 1 s, 673 (models/robots.md)."""
     out = tmp_path / "go2_home.jsonl"
     r = cli("rigid", robot("go2"), "--keyframe", "home", "--duration", "0.5", "--out", out, "--quiet")
     assert "summary:" in r.stdout
