@@ -174,6 +174,21 @@ TEST_F(CapsuleBoxPoints, LyingOverBothRimsGivesTheRims) {
   EXPECT_EQ(points.size(), 4u);
 }
 
+TEST_F(CapsuleBoxPoints, AnEndRightOverARimIsOnePoint) {
+  // the +x end exactly over the top face's +x rim: the end sphere's point and the segment's point
+  // nearest to the rim edge coincide; the pair lists it once (the rigid reference held both and
+  // lost one as the capsule moved: RigidIslands' capsule on a box, "has no contact point")
+  const double h = 0.08, g = 0.004;
+  ModelPtr m = LoadModelFromString(BoxAndCapsule(h));
+  Model model(m.get());
+  const BoxPose box = BoxOf(model);
+  const Vec3 axis = Vec3::UnitX(), centre(kHalf.x() - h, 0.01, kHalf.z() + kRadius + g);
+  const std::vector<ContactPoint> points = PointsAt(model, box, centre, axis);
+  ExpectPoint(points, box, Vec3(kHalf.x(), 0.01, kHalf.z() + 0.5 * g), Vec3::UnitZ(), g, "end over the rim");
+  ExpectPoint(points, box, Vec3(kHalf.x() - 2 * h, 0.01, kHalf.z() + 0.5 * g), Vec3::UnitZ(), g, "other end");
+  EXPECT_EQ(points.size(), 2u);
+}
+
 // A capsule dropped flat from rest across a narrow box's top face (z = 0), overhanging both of its
 // ±x rims (as Go2's hip capsule lies across its calf box).
 const char* kFlatDrop = R"(
