@@ -2,7 +2,8 @@
 // against the triangle under them, terrain peaks against a box face, a sphere's nearest points
 // (two in a valley), against closed forms on height fields whose triangles are planes, and the
 // rigid reference on a flat height field giving the same events as on a plane; a plane against a
-// mesh (every hull vertex within the band): a puck mesh lands on every corner and comes to rest.
+// mesh (every hull vertex within the band): a puck mesh lands on every corner and comes to rest;
+// a body of several geoms listed across the whole band (the body margins cover it).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -270,6 +271,37 @@ TEST_F(OwnPoints, APuckMeshLandsOnAPlaneOnEveryCorner) {
   EXPECT_EQ(s.mode.contacts.size(), 8u);
   EXPECT_NEAR(s.x.qpos(2), 0.05, 1e-8);
   EXPECT_LT(s.x.qvel.norm(), 1e-9);
+}
+
+// A body of two boxes above the floor.
+const char* kTwoBoxBody = R"(
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="limb"><freejoint/>
+      <geom name="lower" type="box" size="0.05 0.05 0.05" mass="1"/>
+      <geom name="upper" type="box" size="0.05 0.05 0.05" pos="0 0 0.2" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(OwnPoints, ABodyOfSeveralGeomsIsListedAcrossTheBand) {
+  // MuJoCo's midphase culls a body of several geoms against another by the body margins set at
+  // compile time (0 here): the rigid model's band, widened on the geom gaps, was cut back to them
+  // (Go2's calf box was listed only 1.2 mm from the floor, with a 4 cm band). The body margins now
+  // cover the band: the lower box, level, half the band above the floor, lists its four vertices.
+  ModelPtr m = LoadModelFromString(kTwoBoxBody);
+  ASSERT_EQ(m->body_margin[1], 0);
+  Model model(m.get());
+  const double band = model.mj()->geom_margin[0] + model.mj()->geom_margin[1] + model.mj()->geom_gap[0] + model.mj()->geom_gap[1];
+  ASSERT_GT(band, 0);
+  const double s = 0.5 * band;
+  const std::vector<ContactPoint> points = PointsAt(model, FreePose(0, 0, 0.05 + s, Eigen::Quaterniond::Identity()));
+  ASSERT_EQ(points.size(), 4u);
+  for (const ContactPoint& p : points) {
+    EXPECT_EQ(p.id.geom2, 1);
+    EXPECT_NEAR(p.gap, s, 1e-15);
+  }
 }
 
 }  // namespace

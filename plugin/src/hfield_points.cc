@@ -1,5 +1,7 @@
 #include "own_points.h"
 
+#include "nearest_on_box.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -124,23 +126,10 @@ void BoxPoints(const mjModel* m, const mjData* d, const Grid& grid, int g1, int 
   for (int r = r0; r <= r1; r++) {
     for (int c = c0; c <= c1; c++) {
       const Vec3 t = grid.Sample(r, c);
-      const Vec3 l = R.transpose() * (t - centre);
-      const Vec3 q = l.cwiseMax(-half).cwiseMin(half);
-      int clamped = 0;
-      for (int i = 0; i < 3; i++) clamped += std::abs(l(i)) > half(i);
-      if (clamped == 3) continue;  // a box vertex: its point against the triangles above
-      double dist;
-      Vec3 u;  // from the terrain vertex towards the box (box frame)
-      if (clamped == 0) {
-        int face = 0;
-        (half - l.cwiseAbs()).minCoeff(&face);
-        dist = -(half(face) - std::abs(l(face)));
-        u = Vec3::Zero();
-        u(face) = l(face) > 0 ? -1 : 1;
-      } else {
-        dist = (q - l).norm();
-        u = (q - l) / dist;
-      }
+      const BoxDistance near = SignedDistanceToBox(R.transpose() * (t - centre), half);
+      if (near.nearest.clamped == 3) continue;  // a box vertex: its point against the triangles above
+      const double dist = near.dist;
+      const Vec3 u = -near.outward;  // from the terrain vertex towards the box (box frame)
       if (dist >= band) continue;
       const Vec3 uh = R * u;
       bool peak = true;

@@ -28,8 +28,16 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
   // o_margin with them.)
   for (int g = 0; g < m_->ngeom; g++) m_->geom_gap[g] += 0.5 * detect_margin_;
   for (int p = 0; p < m_->npair; p++) m_->pair_gap[p] += detect_margin_;
+  CoverBandsInBodyMargins(m_.get());
   // contacts and constraint rows live in mjData's arena (MuJoCo 3+), sized for the user's model
   AddBandArena(m_.get());
+}
+
+void CoverBandsInBodyMargins(mjModel* m) {
+  for (int g = 0; g < m->ngeom; g++) {
+    const int b = m->geom_bodyid[g];
+    m->body_margin[b] = std::max(m->body_margin[b], m->geom_margin[g] + m->geom_gap[g]);
+  }
 }
 
 void AddBandArena(mjModel* m) {

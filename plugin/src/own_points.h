@@ -1,6 +1,7 @@
 // Contact points this library computes itself where MuJoCo's narrow phase gives too few for a
 // rigid model: a height field against a box or a sphere (hfield_points.cc), a plane against a
-// mesh (plane_mesh_points.cc).
+// mesh (plane_points.cc), a capsule against a box (capsule_box_points.cc); the dispatch in
+// own_points.cc.
 //
 // Height fields, from their own triangles:
 // MuJoCo's height-field collision (mjc_ConvexHField) runs one convex test per triangular prism
@@ -23,6 +24,24 @@
 // penetrating"). Here: every vertex of the mesh's convex hull (MuJoCo collides the hull) within
 // the band, its distance along the plane's normal (MuJoCo's planes are unbounded).
 //
+// A capsule against a box: MuJoCo's capsule–box (mjc_CapsuleBox) gives a capsule lying parallel
+// to a box edge, beyond the edge's end (its end sphere nearest to the box's corner), two identical
+// points (same place, same distance) and then one as the gap closes, so a rigid mode holding both
+// loses one (Menagerie's Go2: its hip capsule onto its calf box).
+// Here, with the capsule's segment (centre ± half length along its axis) and radius:
+//   - each end sphere against the box: its centre's signed distance to the box (nearest_on_box.h;
+//     inside: minus the depth below the nearest face) minus the radius, at the box's nearest point;
+//   - the segment's interior point nearest to a box edge, where the lines' common perpendicular
+//     meets the open segment and the open edge and points out of the box within the edge's normal
+//     cone (a capsule lying across an edge; lines closer to parallel than 1e-12 in 1 − cos² are left
+//     to the ends and vertices);
+//   - the segment's interior point nearest to a box vertex, where the vertex is the box's feature
+//     nearest to that point (a capsule across a corner, or along an edge it overhangs).
+// The normal runs from the capsule to the box, along the line from the segment's point to the
+// box's; each point lies midway between the two surfaces. A capsule lying on a face gives its two
+// ends, or where it crosses the face's rim; anchors in the box's frame keep them apart. Where two
+// of these coincide (to 1e-9 of the sizes: an end right over a rim) the pair gets one point.
+//
 // Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
 #ifndef SALTATION_OWN_POINTS_H_
 #define SALTATION_OWN_POINTS_H_
@@ -36,25 +55,27 @@ namespace saltation {
 
 struct SurfacePoint {
   Eigen::Vector3d pos;     // midpoint between the two surfaces (world)
-  Eigen::Vector3d normal;  // unit, from the height field towards the other geom (world)
+  Eigen::Vector3d normal;  // unit, from geom1 (the height field, plane, capsule) towards geom2 (world)
   double dist = 0;         // signed distance between the surfaces (negative: penetrating)
 };
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:
-// a height field with a box or a sphere, a plane with a mesh.
+// a height field with a box or a sphere, a plane with a mesh, a capsule with a box.
 bool HasOwnPoints(const mjModel* m, int g1, int g2);
 
 // (d's geom poses) => out: the points of such a pair whose distance is below `band` (MuJoCo's
 // detection band of the pair, margin + gap). `out` is cleared.
 void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out);
 
-// The two families (OwnPoints dispatches; each clears nothing, appends to `out`).
+// The families (OwnPoints dispatches; each clears nothing, appends to `out`).
 bool OwnHeightFieldPoints(const mjModel* m, int g1, int g2);
-
 void HeightFieldPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                        std::vector<SurfacePoint>& out);
 bool OwnPlaneMeshPoints(const mjModel* m, int g1, int g2);
 void PlaneMeshPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out);
+bool OwnCapsuleBoxPoints(const mjModel* m, int g1, int g2);
+void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
+                      std::vector<SurfacePoint>& out);
 
 }  // namespace saltation
 

@@ -104,6 +104,23 @@ def test_go1_rigid_from_its_penetrating_home(cli, tmp_path):
     assert "summary:" in r.stdout
 
 
+def test_go2_rigid_from_home_runs_through_its_self_contacts(cli, tmp_path):
+    """Go2 raw (the package's scene_flat.xml, motors at 0) from home collapses: its hip capsules
+    meet its calf boxes. The rigid model stopped at 0.228 s (MuJoCo's capsule-box listed the FL hip
+    capsule's one point on its calf box twice, then once: "has no contact point within the
+    detection margin"), then at 0.254 s (the calf box's floor contact culled by MuJoCo's midphase
+    at the compiled body margin: "appeared penetrating"). Measured: FL hip/calf touchdown at
+    0.228152 s, 178 touchdowns in 0.5 s, 3.7 s of CPU; to 1 s, 673 (models/robots.md)."""
+    out = tmp_path / "go2_home.jsonl"
+    r = cli("rigid", robot("go2"), "--keyframe", "home", "--duration", "0.5", "--out", out, "--quiet")
+    assert "summary:" in r.stdout
+    recs = records(out)
+    assert all(finite(rec) for rec in recs)
+    hip_calf = [rec for rec in recs if rec["geom1"] == "body:FL_hip#2" and rec["geom2"] == "body:FL_calf#3"]
+    assert hip_calf and abs(hip_calf[0]["time"] - 0.228152) < 1e-6, [rec["time"] for rec in hip_calf]
+    assert max(rec["time"] for rec in recs) > 0.45
+
+
 # --- Unitree G1 (models/robots/g1.xml: the mjlab wheel's G1 on 29 position servos) -------------
 G1_NV = 35
 

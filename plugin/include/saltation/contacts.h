@@ -75,7 +75,9 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
 // (plugin/src/own_points.h; mj_index −1): a height field with a box or a sphere, from the height
 // field's triangles instead of MuJoCo's one point per prism (a sphere's anchor is in the height
 // field's frame, so that its two points in a valley keep their identities while the ball rolls);
-// a plane with a mesh, every hull vertex within the band.
+// a plane with a mesh, every hull vertex within the band; a capsule with a box, its end spheres
+// and its segment's points nearest to a box edge or vertex (MuJoCo's lists a capsule parallel to
+// a box edge, beyond its end, at the corner twice, then once).
 void ListContacts(const Model& model, const mjData* d, std::vector<ContactPoint>& points);
 
 // The margin, gap and condim MuJoCo's narrow phase gives geom pair (g1, g2): an explicit <pair>,
@@ -91,8 +93,8 @@ void CompleteContactFrame(mjtNum frame[9]);
 // The contact points of the geom pairs of `ids` alone, from MuJoCo's narrow-phase functions
 // (mjCOLLISIONFUNC) called directly with the margin, gap, condim and frame completion that
 // mj_collision would give them: the same points as ListContacts after a full collision pass,
-// without the broad phase and the other pairs (height fields with a box or a sphere: the same
-// own points as ListContacts). d needs kinematics (mj_kinematics) only.
+// without the broad phase and the other pairs (the pairs whose points are our own, own_points.h:
+// the same own points as ListContacts). d needs kinematics (mj_kinematics) only.
 void CollidePairs(const Model& model, const mjData* d, const std::vector<ContactId>& ids,
                   std::vector<ContactPoint>& points);
 

@@ -91,6 +91,15 @@ std::string GeomLabel(const mjModel* m, int geom);
 // rigid model, the re-simulation's): the arena's size changes nothing else.
 void AddBandArena(mjModel* m);
 
+// m's body margins made to cover its geoms' detection bands: body_margin[b] ≥ margin + gap of
+// every geom of body b. MuJoCo's midphase (mj_collideTree, for bodies with several geoms) culls a
+// body pair whose bounding boxes are farther apart than the two body margins, set when the model
+// was compiled: geom gaps widened afterwards (the rigid model's band) were cut back there to the
+// compiled margins (Go2's calf box was not listed until it was 1.2 mm from the floor, with a 4 cm
+// band). Only the culling changes: the contacts and the physics do not. (Contact Override
+// replaces the body margins by o_margin there: not covered.)
+void CoverBandsInBodyMargins(mjModel* m);
+
 class Model {
  public:
   // Reads the <custom> configuration (ConfigError on bad values) and makes the private copy.

@@ -1,0 +1,18 @@
+// The dispatch of the pairs whose points are our own (own_points.h) to their families.
+#include "own_points.h"
+
+namespace saltation {
+
+bool HasOwnPoints(const mjModel* m, int g1, int g2) {
+  return OwnHeightFieldPoints(m, g1, g2) || OwnPlaneMeshPoints(m, g1, g2) ||
+         OwnCapsuleBoxPoints(m, g1, g2);
+}
+
+void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out) {
+  out.clear();
+  HeightFieldPoints(m, d, g1, g2, band, out);
+  PlaneMeshPoints(m, d, g1, g2, band, out);
+  CapsuleBoxPoints(m, d, g1, g2, band, out);
+}
+
+}  // namespace saltation
