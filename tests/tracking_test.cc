@@ -227,6 +227,43 @@ TEST_F(Tracking, QuadrupedHookIsBitwiseAndSeesEveryFoot) {
   EXPECT_EQ(feet.size(), 4u);
 }
 
+// A body of two boxes falling flat on the floor: MuJoCo's midphase culls such a body by the body
+// margins compiled before the hook widened the gaps (0 here), so the lower box's near-contacts were
+// not listed until it touched. With the body margins covering the band the hook lists them ahead of
+// the touchdown (the physics bit for bit), and the touchdown is localised from them, not a proxy.
+TEST_F(Tracking, ABodyOfSeveralGeomsIsTrackedAcrossTheBand) {
+  const char* xml = R"(
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="limb" pos="0 0 0.2"><freejoint/>
+      <geom name="lower" type="box" size="0.05 0.05 0.05" mass="1"/>
+      <geom name="upper" type="box" size="0.05 0.05 0.05" pos="0 0 0.2" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  ModelPtr plain = LoadModelFromString(xml), hooked = LoadModelFromString(xml);
+  ASSERT_EQ(hooked->body_margin[1], 0);
+  Hook hook(hooked.get());
+  DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(hooked.get()));
+  double most_ahead = 0;  // the largest distance of a listed contact (ahead of touching)
+  while (d1->time < 0.25) {
+    mj_step(plain.get(), d1.get());
+    hook.Step(d2.get());
+    ASSERT_EQ(std::memcmp(d1->qpos, d2->qpos, sizeof(mjtNum) * plain->nq), 0) << "qpos differs at t = " << d1->time;
+    ASSERT_EQ(std::memcmp(d1->qvel, d2->qvel, sizeof(mjtNum) * plain->nv), 0) << "qvel differs at t = " << d1->time;
+    for (int i = 0; i < d2->ncon; i++) most_ahead = std::max(most_ahead, d2->contact[i].dist);
+  }
+  EXPECT_GT(most_ahead, 0.25 * hook.rigid_model().detect_margin());
+  int touchdowns = 0;
+  for (const HookEvent& ev : hook.events()) {
+    if (ev.kind != EventKind::kTouchdown) continue;
+    touchdowns++;
+    EXPECT_FALSE(ev.proxy) << "a touchdown at " << ev.time << " s taken at onset";
+  }
+  EXPECT_GE(touchdowns, 1);
+}
+
 // Menagerie's Go1 and Go2 (Go2 has cylinders at the hips and on the trunk): MayCollide is
 // MuJoCo's filter, the widening is sound, every foot is tracked with the full δ against the floor.
 TEST_F(Tracking, MenagerieQuadrupeds) {

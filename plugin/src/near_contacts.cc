@@ -157,6 +157,10 @@ std::vector<UntrackedPair> WidenNearContacts(mjModel* m, double delta) {
       untracked.push_back({g, h, GeomLabel(m, g) + "/" + GeomLabel(m, h), TypePair(m, g, h) + " <pair>"});
     }
   }
+  // MuJoCo's midphase culls bodies of several geoms by the body margins compiled before the gaps
+  // were widened: they must cover the band too, or such a body's near-contacts are cut back to the
+  // compiled margins (only the culling changes: inactive contacts are added, the physics is not)
+  CoverBandsInBodyMargins(m);
   return untracked;
 }
 

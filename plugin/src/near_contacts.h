@@ -5,7 +5,8 @@
 //
 //   GapWideningIsExact (type1, type2) => whether widening is exact for that pair of geom types
 //   MayCollide         (m, g1, g2)    => whether MuJoCo's own filters let that geom pair collide
-//   WidenNearContacts  (m, δ) => m's geom gaps and pair gaps changed, decided per pair; returns
+//   WidenNearContacts  (m, δ) => m's geom gaps and pair gaps changed, decided per pair (and the body
+//                      margins raised to cover the bands: model.h's CoverBandsInBodyMargins); returns
 //                                the pairs MuJoCo may collide whose band could not be widened
 #ifndef SALTATION_NEAR_CONTACTS_H_
 #define SALTATION_NEAR_CONTACTS_H_
