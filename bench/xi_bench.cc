@@ -50,16 +50,29 @@ bool FindTouchdown(const mjModel* m, int root_body, saltation::HookEvent* found,
   return false;
 }
 
-void XiTouchdown(benchmark::State& state, const std::string& name) {
-  saltation::ModelPtr m = LoadNamed(name);
-  const int torso = mj_name2id(m.get(), mjOBJ_BODY, "torso");
+// the named model and its first touchdown (of the torso's tree where there is one): false, and
+// the benchmark skipped with an error, when there is none
+struct TouchdownCase {
+  saltation::ModelPtr m;
   saltation::HookEvent event;
   saltation::RestitutionTable restitution;
   saltation::DataPtr d;
-  if (!FindTouchdown(m.get(), torso >= 0 ? m->body_rootid[torso] : -1, &event, &restitution, &d)) {
-    state.SkipWithError("no touchdown");
-    return;
-  }
+};
+bool LoadTouchdown(benchmark::State& state, const std::string& name, TouchdownCase& c) {
+  c.m = LoadNamed(name);
+  const int torso = mj_name2id(c.m.get(), mjOBJ_BODY, "torso");
+  if (FindTouchdown(c.m.get(), torso >= 0 ? c.m->body_rootid[torso] : -1, &c.event, &c.restitution, &c.d)) return true;
+  state.SkipWithError("no touchdown");
+  return false;
+}
+
+void XiTouchdown(benchmark::State& state, const std::string& name) {
+  TouchdownCase c;
+  if (!LoadTouchdown(state, name, c)) return;
+  const saltation::ModelPtr& m = c.m;
+  const saltation::HookEvent& event = c.event;
+  const saltation::RestitutionTable& restitution = c.restitution;
+  const saltation::DataPtr& d = c.d;
   saltation::Model model(m.get());
   saltation::Data data(model);
   const double tol = saltation::DefaultForceTolerance(m.get());
@@ -86,15 +99,12 @@ void XiTouchdown(benchmark::State& state, const std::string& name) {
 }
 
 void ResetJacobianMethods(benchmark::State& state, const std::string& name) {
-  saltation::ModelPtr m = LoadNamed(name);
-  const int torso = mj_name2id(m.get(), mjOBJ_BODY, "torso");
-  saltation::HookEvent event;
-  saltation::RestitutionTable restitution;
-  saltation::DataPtr d;
-  if (!FindTouchdown(m.get(), torso >= 0 ? m->body_rootid[torso] : -1, &event, &restitution, &d)) {
-    state.SkipWithError("no touchdown");
-    return;
-  }
+  TouchdownCase c;
+  if (!LoadTouchdown(state, name, c)) return;
+  const saltation::ModelPtr& m = c.m;
+  const saltation::HookEvent& event = c.event;
+  const saltation::RestitutionTable& restitution = c.restitution;
+  const saltation::DataPtr& d = c.d;
   saltation::Model model(m.get());
   saltation::Data data(model);
   const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, restitution, event.rigid.x_minus,
