@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "saltation/errors.h"
+#include "segment_features.h"
+
 namespace saltation {
 namespace {
 
@@ -36,13 +39,20 @@ BoxFrame FrameOf(const mjModel* m, const mjData* d, const ContactId& id) {
 
 }  // namespace
 
-bool HasFeatures(const mjModel* m, const ContactId& id) {
+namespace {
+
+bool IsSphereBox(const mjModel* m, const ContactId& id) {
   return id.geom1 >= 0 && id.geom2 >= 0 && id.geom1 < m->ngeom && id.geom2 < m->ngeom &&
          m->geom_type[id.geom1] == mjGEOM_SPHERE && m->geom_type[id.geom2] == mjGEOM_BOX;
 }
 
+}  // namespace
+
+bool HasFeatures(const mjModel* m, const ContactId& id) { return IsSphereBox(m, id) || IsSegmentPair(m, id); }
+
 int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
-  if (!HasFeatures(m, id)) return -1;
+  if (IsSegmentPair(m, id)) return SegmentFeatureAt(m, d, id);
+  if (!IsSphereBox(m, id)) return -1;
   const BoxFrame b = FrameOf(m, d, id);
   int feature = 0, clamped = 0, scale = 1;
   for (int a = 0; a < 3; a++, scale *= 3) {
@@ -55,6 +65,7 @@ int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
 
 const char* FeatureName(int feature) {
   if (feature < 0) return "";
+  if (feature >= kSegmentFeatureBase) return SegmentFeatureName(feature);
   int clamped = 0;
   for (int a = 0; a < 3; a++) clamped += Sigma(feature, a) != 0;
   return clamped == 1 ? "face" : clamped == 2 ? "edge" : "vertex";
@@ -63,42 +74,55 @@ const char* FeatureName(int feature) {
 ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& id,
                           const Eigen::Vector3d* tangent_hint) {
   const mjModel* m = model.mj();
-  const BoxFrame b = FrameOf(m, d, id);
-  Eigen::Vector3d nearest = b.c;  // the feature's point nearest to the centre (box frame)
-  for (int a = 0; a < 3; a++) {
-    const int sigma = Sigma(id.feature, a);
-    if (sigma) nearest(a) = sigma * b.size(a);
+  // the nearest points of the two cores (a sphere's centre, a capsule's segment, the box itself)
+  // on id.feature extended, and the radii about them: MuJoCo's sphere–sphere contact of the two
+  Eigen::Vector3d core1, core2;
+  double radius1 = m->geom_size[3 * id.geom1], radius2 = 0;
+  if (IsSegmentPair(m, id)) {
+    if (!SegmentNearest(m, d, id, core1, core2)) {
+      throw NumericalError("contact " + ContactLabel(model, id) + " holds feature " + FeatureName(id.feature) +
+                           " of two parallel capsules (no unique nearest points)");
+    }
+    radius2 = m->geom_size[3 * id.geom2];
+  } else {
+    const BoxFrame b = FrameOf(m, d, id);
+    Eigen::Vector3d nearest = b.c;  // the feature's point nearest to the centre (box frame)
+    for (int a = 0; a < 3; a++) {
+      const int sigma = Sigma(id.feature, a);
+      if (sigma) nearest(a) = sigma * b.size(a);
+    }
+    core1 = b.origin + b.R * b.c;
+    core2 = b.origin + b.R * nearest;
   }
-  const Eigen::Vector3d u = b.c - nearest;  // along the clamped axes only
-  const double norm = u.norm();
-  const double radius = m->geom_size[3 * id.geom1];
+  const double norm = (core2 - core1).norm();
   double margin, gap;
   int condim;
   PairContactParams(m, id.geom1, id.geom2, &margin, &gap, &condim);
   mjtNum frame[9] = {0};
-  const Eigen::Vector3d normal = -(b.R * u) / norm;  // sphere → box
+  const Eigen::Vector3d normal = (core2 - core1) / norm;  // geom1 → geom2
   mju_copy3(frame, normal.data());
   if (tangent_hint) mju_copy3(frame + 3, tangent_hint->data());
   CompleteContactFrame(frame);
   ContactPoint p;
   p.id = id;
-  const Eigen::Vector3d on_box = b.origin + b.R * nearest;
-  const Eigen::Vector3d centre = b.origin + b.R * b.c;
-  p.pos = 0.5 * (on_box + centre + radius * normal);
+  const double dist = norm - radius1 - radius2;
+  p.pos = core1 + (radius1 + 0.5 * dist) * normal;
   p.frame = Eigen::Map<const RowMat3>(frame);
-  p.gap = norm - radius - margin;
+  p.gap = dist - margin;
   p.condim = condim;
-  p.id.anchor = b.R.transpose() * (p.pos - b.origin);
+  const Eigen::Map<const RowMat3> R2(d->geom_xmat + 9 * id.geom2);
+  p.id.anchor = R2.transpose() * (p.pos - Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom2));
   return p;
 }
 
 FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId& id) {
   FeatureGuardSet set;
   if (id.feature < 0 || !HasFeatures(m, id)) return set;
+  if (IsSegmentPair(m, id)) return SegmentFeatureGuards(m, d, id);
   const BoxFrame b = FrameOf(m, d, id);
   auto add = [&](int axis, double sign, double offset, int to) {
     FeatureGuard& g = set.guard[set.count++];
-    g.axis = axis, g.sign = sign, g.offset = offset, g.to = to;
+    g.axis = axis, g.sign = sign, g.offset = offset, g.to = to, g.length = b.size(axis);
     g.value = sign * b.c(axis) + offset;
   };
   for (int a = 0; a < 3; a++) {
@@ -116,6 +140,7 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
 Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const ContactId& id,
                                      const FeatureGuard& guard) {
   const mjModel* m = model.mj();
+  if (IsSegmentPair(m, id)) return SegmentGuardGradient(model, d, id, guard);
   const int nv = m->nv;
   // dc/dt = Rᵀ(ċ − velocity of the box's point at c): the centre's Jacobian relative to the box's
   Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> j1(3, nv), j2(3, nv);

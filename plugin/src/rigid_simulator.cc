@@ -464,7 +464,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         if (!(fb < 0)) continue;
         const double fa = start.features[k].guard[j].value;
         const ContactId id = s.mode.contacts[k];
-        const double tol = 1e-12 * (1 + m->geom_size[3 * id.geom2 + end.features[k].guard[j].axis]);
+        const double tol = 1e-12 * (1 + end.features[k].guard[j].length);
         const double shift = fa > 0 ? 0.0 : tol - fa;
         if (fb + shift >= 0) continue;
         const Mode local = IslandMode(s.mode, id);

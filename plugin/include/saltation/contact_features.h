@@ -1,5 +1,10 @@
 // Features of the contact geometry as part of the rigid mode (theory.md §9, issue 14 items 2–3).
 //
+// Two families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on a
+// capsule (plugin/src/segment_features.h): whether each capsule's nearest point lies on its
+// cylinder or is clamped to an end, on its cap — codes from 27 on, named "cylinder", "cap" (one
+// end clamped), "caps" (both). Every function below serves both; the contracts are the same.
+//
 // Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
 // constraint's curvature: the distance is smooth across the boundary between two features (it and
 // its gradient are continuous) but its second derivative along the motion, J̇v, jumps. The exact
@@ -11,9 +16,10 @@
 // +size_a; its code is Σ (σ_a + 1)·3^a. One clamped axis is a face, two an edge, three a vertex;
 // none (the centre inside the box) is not a feature (−1: MuJoCo's own point is used).
 //
-//   HasFeatures   (m, id)         => whether the pair has features: a sphere (geom1) on a box (geom2)
+//   HasFeatures   (m, id)         => whether the pair has features: a sphere (geom1) on a box (geom2),
+//                                    a sphere or a capsule (geom1) on a capsule (geom2)
 //   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre inside
-//   FeatureName   (feature)       => "face", "edge", "vertex" ("" for −1)
+//   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps" ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
 //                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
 //                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
@@ -22,6 +28,7 @@
 //                   axis σ_a c_a − size_a (→ unclamped), per free axis size_a ∓ c_a (→ clamped ±);
 //                   each ≥ 0 inside the region, fires from + to −, with the feature it leads to
 //   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
+//                   (a capsule's: segment_features.h)
 //   WithFeatures  (m, d, contacts) => contacts with feature −1 of a featured pair resolved at d
 //   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
@@ -45,12 +52,14 @@ const char* FeatureName(int feature);
 ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& id,
                           const Eigen::Vector3d* tangent_hint = nullptr);
 
-// h = sign · c_axis + offset (c: the sphere centre in the box's frame)
+// h = sign · c_axis + offset (c: the sphere centre in the box's frame; for a capsule pair, axis is
+// the segment i (0: geom1's) and c_axis its q_i, segment_features.h)
 struct FeatureGuard {
   double value = 0;
   int axis = 0;
   double sign = 1, offset = 0;
   int to = -1;  // the feature past the boundary
+  double length = 0;  // the size the guard compares with (the box's half size, the capsule's half length)
 };
 struct FeatureGuardSet {
   int count = 0;

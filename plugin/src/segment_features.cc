@@ -1,0 +1,186 @@
+#include "segment_features.h"
+
+#include <cmath>
+
+namespace saltation {
+namespace {
+
+// 1 − (e_1·e_2)² below this: the free lines are parallel (MuJoCo switches to its two-point rule)
+constexpr double kParallel = 1e-9;
+
+struct Segments {
+  Eigen::Vector3d c[2], e[2];
+  double half[2] = {0, 0};
+  bool capsule[2] = {false, false};
+  int body[2] = {-1, -1};
+};
+
+Segments SegmentsOf(const mjModel* m, const mjData* d, const ContactId& id) {
+  Segments s;
+  const int geoms[2] = {id.geom1, id.geom2};
+  for (int i = 0; i < 2; i++) {
+    const int g = geoms[i];
+    const mjtNum* mat = d->geom_xmat + 9 * g;
+    s.c[i] = Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * g);
+    s.e[i] = Eigen::Vector3d(mat[2], mat[5], mat[8]);
+    s.capsule[i] = m->geom_type[g] == mjGEOM_CAPSULE;
+    s.half[i] = s.capsule[i] ? m->geom_size[3 * g + 1] : 0;
+    s.body[i] = m->geom_bodyid[g];
+  }
+  return s;
+}
+
+int Sigma(int feature, int side) {
+  const int f = feature - kSegmentFeatureBase;
+  return (side ? f / 3 : f % 3) - 1;
+}
+
+int Code(int sigma1, int sigma2) { return kSegmentFeatureBase + (sigma1 + 1) + 3 * (sigma2 + 1); }
+
+bool Fixed(const Segments& s, int feature, int side) { return !s.capsule[side] || Sigma(feature, side) != 0; }
+
+// the parameters along e_i of the nearest points of `feature` extended; false: parallel free lines
+bool Params(const Segments& s, int feature, double t[2]) {
+  const bool fixed[2] = {Fixed(s, feature, 0), Fixed(s, feature, 1)};
+  for (int i = 0; i < 2; i++) t[i] = fixed[i] ? Sigma(feature, i) * s.half[i] : 0;
+  if (fixed[0] && fixed[1]) return true;
+  const double c = s.e[0].dot(s.e[1]);
+  if (!fixed[0] && !fixed[1]) {
+    // e_1·w = 0 and e_2·w = 0 for w = c_1 + t_1 e_1 − c_2 − t_2 e_2
+    const double den = 1 - c * c;
+    if (den < kParallel) return false;
+    const Eigen::Vector3d dif = s.c[0] - s.c[1];
+    const double a0 = -s.e[0].dot(dif), a1 = -s.e[1].dot(dif);
+    t[0] = (a0 - c * a1) / den;
+    t[1] = (c * a0 - a1) / den;
+    return true;
+  }
+  const int i = fixed[0] ? 1 : 0, j = 1 - i;  // i free, j fixed
+  t[i] = s.e[i].dot(s.c[j] + t[j] * s.e[j] - s.c[i]);
+  return true;
+}
+
+}  // namespace
+
+bool IsSegmentPair(const mjModel* m, const ContactId& id) {
+  if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return false;
+  const int t1 = m->geom_type[id.geom1], t2 = m->geom_type[id.geom2];
+  return (t1 == mjGEOM_SPHERE || t1 == mjGEOM_CAPSULE) && t2 == mjGEOM_CAPSULE;
+}
+
+int SegmentFeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
+  if (!IsSegmentPair(m, id)) return -1;
+  const Segments s = SegmentsOf(m, d, id);
+  const Eigen::Vector3d dif = s.c[0] - s.c[1];
+  int sigma[2] = {0, 0};
+  if (!s.capsule[0]) {
+    // mjraw_SphereCapsule: the centre's projection on the axis, clipped
+    const double x = s.e[1].dot(dif);
+    sigma[1] = x > s.half[1] ? 1 : x < -s.half[1] ? -1 : 0;
+  } else {
+    // mjraw_CapsuleCapsule in its normalised coordinates x_i ∈ [−1, 1]
+    const Eigen::Vector3d a1 = s.e[0] * s.half[0], a2 = s.e[1] * s.half[1];
+    const double ma = a1.dot(a1), mb = -a1.dot(a2), mc = a2.dot(a2), u = -a1.dot(dif), v = a2.dot(dif);
+    const double det = ma * mc - mb * mb;
+    if (!(ma > 0 && mc > 0) || det < kParallel * ma * mc) return -1;
+    double x1 = (mc * u - mb * v) / det, x2 = (ma * v - mb * u) / det;
+    auto clip = [](double x) { return x > 1 ? 1.0 : x < -1 ? -1.0 : x; };
+    if (x1 > 1) {
+      x1 = 1, x2 = (v - mb) / mc;
+    } else if (x1 < -1) {
+      x1 = -1, x2 = (v + mb) / mc;
+    }
+    if (x2 > 1) {
+      x2 = 1, x1 = clip((u - mb) / ma);
+    } else if (x2 < -1) {
+      x2 = -1, x1 = clip((u + mb) / ma);
+    }
+    sigma[0] = x1 >= 1 ? 1 : x1 <= -1 ? -1 : 0;
+    sigma[1] = x2 >= 1 ? 1 : x2 <= -1 ? -1 : 0;
+  }
+  ContactId at = id;
+  at.feature = Code(sigma[0], sigma[1]);
+  Eigen::Vector3d p1, p2;
+  if (!SegmentNearest(m, d, at, p1, p2)) return -1;
+  const double scale = 1 + s.half[0] + s.half[1] + m->geom_size[3 * id.geom1] + m->geom_size[3 * id.geom2];
+  if (!((p2 - p1).norm() > 1e-12 * scale)) return -1;  // the segments touch: no normal
+  return at.feature;
+}
+
+const char* SegmentFeatureName(int feature) {
+  const int clamped = (Sigma(feature, 0) != 0) + (Sigma(feature, 1) != 0);
+  return clamped == 0 ? "cylinder" : clamped == 1 ? "cap" : "caps";
+}
+
+bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eigen::Vector3d& p1,
+                    Eigen::Vector3d& p2) {
+  const Segments s = SegmentsOf(m, d, id);
+  double t[2];
+  if (!Params(s, id.feature, t)) return false;
+  p1 = s.c[0] + t[0] * s.e[0];
+  p2 = s.c[1] + t[1] * s.e[1];
+  return true;
+}
+
+FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const ContactId& id) {
+  FeatureGuardSet set;
+  const Segments s = SegmentsOf(m, d, id);
+  double t[2];
+  if (!Params(s, id.feature, t)) return set;
+  const Eigen::Vector3d p[2] = {s.c[0] + t[0] * s.e[0], s.c[1] + t[1] * s.e[1]};
+  auto add = [&](int i, double sign, double offset, int to) {
+    FeatureGuard& g = set.guard[set.count++];
+    g.axis = i, g.sign = sign, g.offset = offset, g.to = to, g.length = s.half[i];
+    g.value = sign * s.e[i].dot(p[1 - i] - s.c[i]) + offset;
+  };
+  for (int i = 0; i < 2; i++) {
+    if (!s.capsule[i]) continue;
+    const int sigma = Sigma(id.feature, i);
+    auto with = [&](int to) { return i == 0 ? Code(to, Sigma(id.feature, 1)) : Code(Sigma(id.feature, 0), to); };
+    if (sigma) {
+      add(i, sigma, -s.half[i], with(0));
+    } else {
+      add(i, -1, s.half[i], with(1));
+      add(i, 1, s.half[i], with(-1));
+    }
+  }
+  return set;
+}
+
+Eigen::VectorXd SegmentGuardGradient(const Model& model, const mjData* d, const ContactId& id,
+                                     const FeatureGuard& guard) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
+  const Segments s = SegmentsOf(m, d, id);
+  double t[2];
+  if (!Params(s, id.feature, t)) return grad;
+  const Eigen::Vector3d p[2] = {s.c[0] + t[0] * s.e[0], s.c[1] + t[1] * s.e[1]};
+  // b_i = e_iᵀ(J_j(P_j) − J_i(P_j)): the rate of q_i with P_j carried by body j
+  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jj(3, nv), ji(3, nv);
+  Eigen::RowVectorXd b[2];
+  for (int i = 0; i < 2; i++) {
+    const int j = 1 - i;
+    mj_jac(m, d, jj.data(), nullptr, p[j].data(), s.body[j]);
+    mj_jac(m, d, ji.data(), nullptr, p[j].data(), s.body[i]);
+    b[i] = s.e[i].transpose() * (jj - ji);
+  }
+  // ṡ of the free parameters: ṡ_i = b_i + c ṡ_j (the fixed ones do not move along their axis)
+  const double c = s.e[0].dot(s.e[1]);
+  const bool fixed[2] = {Fixed(s, id.feature, 0), Fixed(s, id.feature, 1)};
+  Eigen::RowVectorXd sdot[2] = {Eigen::RowVectorXd::Zero(nv), Eigen::RowVectorXd::Zero(nv)};
+  if (!fixed[0] && !fixed[1]) {
+    const double den = 1 - c * c;
+    sdot[0] = (b[0] + c * b[1]) / den;
+    sdot[1] = (b[1] + c * b[0]) / den;
+  } else {
+    for (int i = 0; i < 2; i++) {
+      if (!fixed[i]) sdot[i] = b[i];
+    }
+  }
+  const int i = guard.axis, j = 1 - i;
+  grad.head(nv) = guard.sign * (b[i] + c * sdot[j]).transpose();
+  return grad;
+}
+
+}  // namespace saltation

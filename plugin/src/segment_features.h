@@ -1,0 +1,55 @@
+// Features of a pair of rounded segments (contact_features.h's second family): a sphere (geom1, a
+// segment of length zero) or a capsule (geom1) against a capsule (geom2).
+//
+// MuJoCo's sphere–capsule and capsule–capsule points are the sphere–sphere contact of the segments'
+// nearest points: on each capsule's segment (centre c_i, unit axis e_i = its z axis, half length
+// L_i) the point at s_i ∈ [−L_i, L_i] along e_i. Where s_i lies inside the segment the contact is on
+// the capsule's cylinder; where it is clamped to ±L_i, on its cap. The distance and its gradient are
+// continuous across the boundary, its curvature is not (a cylinder bends the path in one direction,
+// a cap in two; a ball on a horizontal capsule's top moves straight, past the end it circles the
+// cap). The feature is σ_i ∈ {−1, 0, +1} per segment (a sphere's σ is 0), its code
+// kSegmentFeatureBase + (σ_1 + 1) + 3(σ_2 + 1).
+//
+//   IsSegmentPair      (m, id)     => whether id's pair is sphere–capsule or capsule–capsule
+//   SegmentFeatureAt   (m, d, id)  => the feature of MuJoCo's nearest points at d (its clipping
+//                                     rule, mjraw_CapsuleCapsule), −1 where they are not unique
+//                                     (parallel capsules: MuJoCo gives two points) or touch
+//   SegmentFeatureName (feature)   => "cylinder" (no end clamped), "cap" (one), "caps" (both)
+//   SegmentNearest     (m, d, id, p1, p2) => the nearest points of id.feature extended beyond its
+//                      region: a clamped segment's end, a free one's point on its line (the other's
+//                      nearest point projected; both free: the lines' common perpendicular);
+//                      false where two free lines are parallel
+//   SegmentFeatureGuards (m, d, id) => per capsule i, q_i = e_i·(P_j − c_i) (P_j the other's nearest
+//                      point): free, L_i ∓ q_i (→ σ_i = ±1); clamped, σ_i q_i − L_i (→ σ_i = 0);
+//                      each ≥ 0 inside the region (the nearest-point conditions), fires + → −
+//   SegmentGuardGradient (model, d, id, guard) => ∇h (ndx): sign · dq_i/dt as a row in v, from the
+//                      point Jacobians of both bodies at both nearest points (b_i = e_iᵀ(J_j − J_i)
+//                      at P_j; a free s_j moves as ṡ_j = b_j + (e_i·e_j) ṡ_i), zero in v̇ and act
+// Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
+#ifndef SALTATION_SEGMENT_FEATURES_H_
+#define SALTATION_SEGMENT_FEATURES_H_
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+
+#include "saltation/contact_features.h"
+#include "saltation/contacts.h"
+#include "saltation/model.h"
+
+namespace saltation {
+
+constexpr int kSegmentFeatureBase = 27;  // after a box's 27 codes
+
+bool IsSegmentPair(const mjModel* m, const ContactId& id);
+int SegmentFeatureAt(const mjModel* m, const mjData* d, const ContactId& id);
+const char* SegmentFeatureName(int feature);
+bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eigen::Vector3d& p1,
+                    Eigen::Vector3d& p2);
+FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const ContactId& id);
+Eigen::VectorXd SegmentGuardGradient(const Model& model, const mjData* d, const ContactId& id,
+                                     const FeatureGuard& guard);
+
+}  // namespace saltation
+
+#endif  // SALTATION_SEGMENT_FEATURES_H_
