@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "nearest_on_box.h"
 #include "saltation/errors.h"
 #include "segment_features.h"
 
@@ -54,13 +55,10 @@ int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
   if (IsSegmentPair(m, id)) return SegmentFeatureAt(m, d, id);
   if (!IsSphereBox(m, id)) return -1;
   const BoxFrame b = FrameOf(m, d, id);
-  int feature = 0, clamped = 0, scale = 1;
-  for (int a = 0; a < 3; a++, scale *= 3) {
-    const int sigma = b.c(a) > b.size(a) ? 1 : b.c(a) < -b.size(a) ? -1 : 0;
-    clamped += sigma != 0;
-    feature += (sigma + 1) * scale;
-  }
-  return clamped ? feature : -1;
+  const BoxNearest near = NearestOnBox(b.c, b.size);
+  int feature = 0;
+  for (int a = 0, scale = 1; a < 3; a++, scale *= 3) feature += (near.sigma[a] + 1) * scale;
+  return near.clamped ? feature : -1;
 }
 
 const char* FeatureName(int feature) {
