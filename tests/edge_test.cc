@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "feature_guard_fd.h"
 #include "test_util.h"
 
 #include "saltation/contact_features.h"
@@ -281,28 +282,11 @@ TEST_F(Edge, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
     // every guard of the region: positive inside, gradient = central differences
     const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
     EXPECT_EQ(guards.count, i == 0 ? 5 : i == 1 ? 4 : 3);
-    State x;
-    x.qpos = q;
-    x.qvel = Eigen::VectorXd::Zero(m->nv);
-    x.act.resize(0);
     for (int j = 0; j < guards.count; j++) {
       EXPECT_GT(guards.guard[j].value, 0);
       EvaluatePosition(model, d, q.data());
       const Eigen::VectorXd grad = FeatureGuardGradient(model, d, id, guards.guard[j]);
-      Eigen::VectorXd fd = Eigen::VectorXd::Zero(model.ndx()), e = fd;
-      const double eps = 1e-6;
-      for (int k = 0; k < m->nv; k++) {
-        e.setZero();
-        e(k) = eps;
-        double g[2];
-        for (int side = 0; side < 2; side++) {
-          const State y = Integrate(m.get(), x, e, side ? -1 : 1);
-          mju_copy(d->qpos, y.qpos.data(), m->nq);
-          mj_kinematics(m.get(), d);
-          g[side] = FeatureGuards(m.get(), d, id).guard[j].value;
-        }
-        fd(k) = (g[0] - g[1]) / (2 * eps);
-      }
+      const Eigen::VectorXd fd = FeatureGuardGradientFD(model, d, id, q, j);
       EXPECT_LT((grad - fd).norm(), 1e-9) << names[i] << " guard " << j << "\n" << grad.transpose() << "\n" << fd.transpose();
     }
   }
