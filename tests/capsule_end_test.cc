@@ -21,6 +21,7 @@
 #include <random>
 #include <string>
 
+#include "arc_closed_forms.h"
 #include "feature_guard_fd.h"
 #include "test_util.h"
 
@@ -64,21 +65,6 @@ std::string LogOnRail(const char* slide_axis, const char* pos) {
 </mujoco>)";
 }
 
-// ∫₀^θ ρ dθ / v(θ) by Simpson's rule (smooth integrand: 1e5 intervals is round-off)
-double TimeRoundTheEnd(double v0, double rho, double theta) {
-  auto f = [&](double t) { return rho / std::sqrt(v0 * v0 + 2 * kG * rho * (1 - std::cos(t))); };
-  const int n = 100000;
-  const double h = theta / n;
-  double sum = f(0) + f(theta);
-  for (int i = 1; i < n; i++) sum += (i % 2 ? 4 : 2) * f(i * h);
-  return sum * h / 3;
-}
-
-Eigen::MatrixXd XiWithEntry(double value) {
-  Eigen::MatrixXd xi = Eigen::MatrixXd::Identity(4, 4);
-  xi(3, 0) = value;  // v_z row, slide column
-  return xi;
-}
 
 class CapsuleEnd : public MujocoTest {
  protected:
@@ -124,7 +110,7 @@ class CapsuleEnd : public MujocoTest {
     EXPECT_EQ(off.kind, EventKind::kLiftoff);
     const double c = (v0 * v0 / (kG * rho) + 2) / 3;
     const double theta = std::acos(c);
-    const double t_exact = x0 / v0 + TimeRoundTheEnd(v0, rho, theta);
+    const double t_exact = x0 / v0 + TimeRoundAnArc(v0, rho, kG, theta);
     const double off_error = (off.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff();
     std::printf("[ capsule end ] %s slow v0 %.2f: cap at t − t_exact = %+.2e s, max |Ξ − Ξ_exact| = %.2e; leaves "
                 "at θ* = %.4f: t − t_exact = %+.2e s, max |Ξ − I| = %.2e\n",

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "arc_closed_forms.h"
 #include "feature_guard_fd.h"
 #include "test_util.h"
 
@@ -53,21 +54,6 @@ class Edge : public MujocoTest {
   }
 };
 
-// ∫₀^θ r dθ / v(θ) by Simpson's rule (smooth integrand: 1e5 intervals is round-off)
-double TimeRoundTheEdge(double v0, double theta) {
-  auto f = [&](double t) { return kR / std::sqrt(v0 * v0 + 2 * kG * kR * (1 - std::cos(t))); };
-  const int n = 100000;
-  const double h = theta / n;
-  double sum = f(0) + f(theta);
-  for (int i = 1; i < n; i++) sum += (i % 2 ? 4 : 2) * f(i * h);
-  return sum * h / 3;
-}
-
-Eigen::MatrixXd XiWithEntry(double value) {
-  Eigen::MatrixXd xi = Eigen::MatrixXd::Identity(4, 4);
-  xi(3, 0) = value;  // v_z row, x column
-  return xi;
-}
 
 TEST_F(Edge, FastBallLeavesExactlyAtTheEdge) {
   ModelPtr m = LoadModelFromString(kTableEdge);
@@ -116,7 +102,7 @@ TEST_F(Edge, SlowBallRollsRoundTheEdgeAndLeavesWhereTheForceVanishes) {
     EXPECT_EQ(off.kind, EventKind::kLiftoff);
     const double c = (v0 * v0 / (kG * kR) + 2) / 3;
     const double theta = std::acos(c);
-    const double t_exact = x0 / v0 + TimeRoundTheEdge(v0, theta);
+    const double t_exact = x0 / v0 + TimeRoundAnArc(v0, kR, kG, theta);
     const double v_exact = std::sqrt(v0 * v0 + 2 * kG * kR * (1 - c));
     const double rate_exact = -3 * kG * std::sin(theta) * v_exact / kR;  // dλ/dt at the release (m = 1)
     std::printf("[ table edge ] slow v0 %.2f: switch t − t_exact = %+.2e s, ‖Ξ − Ξ_exact‖ = %.2e; release at "
@@ -172,11 +158,7 @@ TEST_F(Edge, RollingBallRollsRoundTheEdgeOnItsTangentRowsToo) {
   on_truth(8, 0) = -v0 / kR;  // v_z row, x column
   const double c = (7 * v0 * v0 / (kG * kR) + 10) / 17;
   const double theta = std::acos(c);
-  auto f = [&](double t) { return kR / std::sqrt(v0 * v0 + 10.0 / 7 * kG * kR * (1 - std::cos(t))); };
-  const int n = 100000;
-  double quad = f(0) + f(theta);
-  for (int i = 1; i < n; i++) quad += (i % 2 ? 4 : 2) * f(i * theta / n);
-  const double t_exact = x0 / v0 + quad * theta / n / 3;
+  const double t_exact = x0 / v0 + TimeRoundAnArc(v0, kR, 5.0 / 7 * kG, theta);  // rolling
   const RigidEvent& off = events[1];
   std::printf("[ table edge ] rolling v0 %.2f: switch t − t_exact = %+.2e s, max |Ξ − Ξ_exact| = %.2e; release "
               "(%s) at θ* = %.4f: t − t_exact = %+.2e s, max |Ξ − I| = %.2e\n",

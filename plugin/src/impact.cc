@@ -120,7 +120,7 @@ void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const Restit
 // M's factor there). The same derivative as ConfigurationBlockByImpactMaps when the targets are
 // consistent (a dependent row's target the same combination of the others': the structural
 // dependencies of a body's several contacts under one restitution); false, with nothing written,
-// when they are not (Λ is then a least-squares impulse, and only the impact maps give its
+// when they are not, or when a probe's pairs give other rows than the centre's (Λ is then a least-squares impulse, and only the impact maps give its
 // derivative).
 bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& x_minus,
                                    const std::vector<ContactId>& impulse_set, const SelectedRows& sel,
@@ -179,8 +179,12 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
     Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;
     mj_integratePos(m, qp.data(), dq.data(), 1.0);
     mj_integratePos(m, qm.data(), dq.data(), -1.0);
-    products(qp, plus);
-    products(qm, minus);
+    try {
+      products(qp, plus);
+      products(qm, minus);
+    } catch (const NumericalError&) {
+      return false;  // the impact's rows changed under the difference: the impact maps decide
+    }
     const Eigen::VectorXd diff = (plus - minus) / (2 * eps);
     W.row(c) = diff.head(nv).transpose();
     S.col(c) = -diff.tail(nrow);
