@@ -3,6 +3,8 @@ import json
 import numbers
 import os
 
+import numpy
+
 from . import _core
 from ._core import ConfigError
 from ._events import Event
@@ -38,6 +40,10 @@ class Hook:
         if not (restitution is None or restitution == "auto" or
                 (isinstance(restitution, numbers.Real) and not isinstance(restitution, bool))):
             raise ConfigError(f"restitution must be None, a number in [0, 1] or 'auto', not {restitution!r}")
+        for name, flag in (("xi_on_demand", xi_on_demand), ("covariance", covariance),
+                           ("worker_thread", worker_thread)):
+            if not isinstance(flag, (bool, numpy.bool_)):
+                raise ConfigError(f"{name} must be True or False, not {flag!r}")
         self._hook = _core._Hook(model, propagation, restitution, float(grazing), bool(xi_on_demand),
                                  bool(covariance), float(process_noise), float(initial_covariance),
                                  bool(worker_thread))

@@ -234,3 +234,12 @@ def test_a_diverging_simulation_is_a_numerical_error_naming_its_time():
     with pytest.raises(saltation.NumericalError, match="became unstable at t = 0.010000 s \\(bad acceleration\\)"):
         for _ in range(10):
             hook.step(d)
+
+
+def test_hook_flags_must_be_booleans():
+    # a string (or a number) for a flag was taken by its truth: "no" turned the worker thread on
+    model = mujoco.MjModel.from_xml_string(scene())
+    for flag in ("xi_on_demand", "covariance", "worker_thread"):
+        with pytest.raises(saltation.ConfigError, match=flag + " must be True or False"):
+            saltation.Hook(model, **{flag: "no"})
+    assert saltation.Hook(model, worker_thread=np.bool_(True)).worker_thread
