@@ -31,7 +31,7 @@ from ._files import write_atomically
 SECTIONS = ("summary", "timeline", "xi-norm", "largest", "zeno-chatter-simultaneous", "rigid-vs-compliant")
 KIND_COLOURS = {"touchdown": "#1f77b4", "graze": "#ff7f0e", "liftoff": "#2ca02c", "slip": "#17becf",
                 "near_miss": "#7f7f7f", "simultaneous": "#9467bd", "zeno": "#d62728", "chatter": "#8c564b",
-                "restitution": "#e377c2"}
+                "restitution": "#e377c2", "feature": "#bcbd22"}
 
 
 def _pyplot():
@@ -72,6 +72,15 @@ def _table(header, rows):
 def _contact(row):
     g1, g2 = row.get("geom1") or "", row.get("geom2") or ""
     return f"{g1}/{g2}" if g1 or g2 else "(none)"
+
+
+def _contact_and_features(row):
+    """the contact, and for a feature change (or a liftoff made by one) the features it passes
+    between: "ball/table (face → edge)" (docs/log-format.md, feature_before / feature_after)"""
+    before, after = row.get("feature_before"), row.get("feature_after")
+    if isinstance(before, str) and isinstance(after, str) and before and after:
+        return f"{_contact(row)} ({before} → {after})"
+    return _contact(row)
 
 
 def _section(key, title, body):
@@ -174,13 +183,13 @@ def _largest(df, h, plt, top):
     labels = h["state_labels"]
     rows = df[df.xi_norm.notna()].sort_values("xi_norm", ascending=False).head(top)
     table = _table(["time (s)", "kind", "contact", "‖Ξ‖", "transversality_rel", "largest entry"],
-                   [(_num(r.time, "{:.6f}"), _e(r.kind), _e(_contact(r._asdict())), _num(r.xi_norm),
+                   [(_num(r.time, "{:.6f}"), _e(r.kind), _e(_contact_and_features(r._asdict())), _num(r.xi_norm),
                      _num(r.transversality_rel), _e(_largest_entry(r.xi, labels)))
                     for r in rows.itertuples()])
     maps = []
     for r in rows.itertuples():
         if isinstance(r.xi, np.ndarray):
-            title = f"Ξ at t = {r.time:.6f} s, {r.kind} {_contact(r._asdict())}, ‖Ξ‖ = {r.xi_norm:.4g}"
+            title = f"Ξ at t = {r.time:.6f} s, {r.kind} {_contact_and_features(r._asdict())}, ‖Ξ‖ = {r.xi_norm:.4g}"
             maps.append(f"<figure>{_heatmap(r.xi, labels, title, plt)}<figcaption>{_e(title)}</figcaption></figure>")
     return _section("largest", f"Largest ‖Ξ‖ (top {len(rows)})", table + "".join(maps))
 

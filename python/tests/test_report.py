@@ -1,6 +1,7 @@
 """python -m saltation.report on a recorded humanoid run: one self-contained page with the named
 sections and embedded images, heat maps labelled by the model's joints, in under 30 s."""
 import html.parser
+import json
 import resource
 import subprocess
 import sys
@@ -64,3 +65,35 @@ def test_report_errors_are_messages(tmp_path):
     assert report.main([str(tmp_path / "missing.jsonl")]) == 2
     assert report.main([str(bad), "--out", str(tmp_path / "no" / "dir" / "r.html")]) == 2
     assert not (tmp_path / "r.html").exists()
+
+
+_BALL_OVER_AN_EDGE = """<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="ledge" type="box" pos="-0.5 0 -0.1" size="0.5 0.3 0.1" condim="1"/>
+    <body name="marble">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="marble" type="sphere" size="0.03" mass="0.2" condim="1"/>
+    </body>
+  </worldbody>
+  <keyframe><key qpos="-0.04 0.03" qvel="0.15 0"/></keyframe>
+</mujoco>"""
+
+
+def test_report_names_the_features_of_a_feature_change(cli, tmp_path):
+    # a slow ball rolls from the ledge's top face onto its edge (a `feature` record) and leaves on
+    # the rounded part: the page shows the change with its own colour and names the two features
+    model = tmp_path / "ledge.xml"
+    model.write_text(_BALL_OVER_AN_EDGE)
+    log = tmp_path / "ledge.jsonl"
+    cli("rigid", model, "--duration", "0.5", "--out", log, "--quiet")
+    kinds = [json.loads(line).get("kind") for line in log.read_text().splitlines()[1:]]
+    assert "feature" in kinds and "liftoff" in kinds, kinds
+    out = tmp_path / "report.html"
+    assert report.main([str(log), "--out", str(out)]) == 0
+    page = _Page()
+    page.feed(out.read_text())
+    text = "".join(page.text)
+    assert "marble/ledge (face → edge)" in text
+    assert report.KIND_COLOURS["feature"] not in {c for k, c in report.KIND_COLOURS.items() if k != "feature"}
