@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "saltation/contact_features.h"
 #include "saltation/output_file.h"
 #include "saltation/saltation.h"
 #include "cli_common.h"
@@ -130,6 +131,9 @@ int RunRigid(const Args& args) {
     const int joining = saltation::JoiningContacts(model.mj(), ev);
     if (joining > 1) flags += "simultaneous(" + std::to_string(joining) + ") ";
     if (!ev.released.empty()) flags += "released(" + std::to_string(ev.released.size()) + ") ";
+    if (ev.feature_before >= 0) {  // a feature change, or a liftoff made by one: the features it passes between
+      flags += std::string(saltation::FeatureName(ev.feature_before)) + "->" + saltation::FeatureName(ev.feature_after) + " ";
+    }
     if (!args.quiet) {
       std::printf("%12.6f  %-9s  %-24s  %14.6g  %9.3g  %10.4g  %4d  %s\n", ev.time,
                   saltation::EventKindName(ev.kind), saltation::ContactLabel(model, ev.contact).c_str(),
