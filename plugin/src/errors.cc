@@ -31,9 +31,30 @@ void InstallMujocoHandlers() {
   mju_user_warning = CollectingWarningHandler;
 }
 
-ScopedMujocoErrors::ScopedMujocoErrors() : previous_(mju_user_error) { mju_user_error = ThrowingErrorHandler; }
+namespace {
 
-ScopedMujocoErrors::~ScopedMujocoErrors() { mju_user_error = previous_; }
+// the scopes alive (any thread) and the handler the first of them replaced
+std::mutex& ScopeMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+int scopes_alive = 0;
+void (*handler_before_scopes)(const char*) = nullptr;
+
+}  // namespace
+
+ScopedMujocoErrors::ScopedMujocoErrors() {
+  std::lock_guard<std::mutex> lock(ScopeMutex());
+  if (scopes_alive++ == 0) {
+    handler_before_scopes = mju_user_error;
+    mju_user_error = ThrowingErrorHandler;
+  }
+}
+
+ScopedMujocoErrors::~ScopedMujocoErrors() {
+  std::lock_guard<std::mutex> lock(ScopeMutex());
+  if (--scopes_alive == 0) mju_user_error = handler_before_scopes;
+}
 
 std::vector<std::string> TakeMujocoWarnings() {
   std::lock_guard<std::mutex> lock(WarningMutex());

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ class PyHook {
          bool xi_on_demand, bool covariance, double process_noise, double initial_covariance, bool worker_thread)
       : model_ref_(model) {
     const mjModel* m = ModelOf(model);
+    // the worker thread calls MuJoCo between this module's calls too: the throwing handler stays
+    // for the hook's lifetime (its scope is released after the hook, and so the thread, is gone)
+    if (worker_thread) worker_errors_.emplace();
     ScopedMujocoErrors errors;
     hook_ = std::make_unique<Hook>(
         m, Options(propagation, restitution, grazing, xi_on_demand, covariance, process_noise, initial_covariance,
@@ -113,6 +117,7 @@ class PyHook {
 
  private:
   py::object model_ref_;  // keeps the MjModel alive as long as the hook refers to its name tables
+  std::optional<ScopedMujocoErrors> worker_errors_;  // declared before hook_: outlives its thread
   std::unique_ptr<Hook> hook_;
 };
 

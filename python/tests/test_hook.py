@@ -160,6 +160,35 @@ def test_worker_thread_gives_the_same_records_and_phi():
     assert np.array_equal(d_worker.qpos, d_sync.qpos)
 
 
+def _mujoco_error_handler():
+    """the address in MuJoCo's global mju_user_error (the library the mujoco module loaded)"""
+    import ctypes
+    import glob
+    import os
+    (library,) = glob.glob(os.path.join(os.path.dirname(mujoco.__file__), "libmujoco.so.*"))
+    return ctypes.c_void_p.in_dll(ctypes.CDLL(library), "mju_user_error").value
+
+
+def test_a_worker_hook_keeps_mujoco_errors_throwing_while_it_lives():
+    # the worker thread calls MuJoCo between the module's calls: MuJoCo's default handler (print
+    # and exit the interpreter) must not be in place then; without a worker the host's handler
+    # is back after every call
+    import gc
+    m = mujoco.MjModel.from_xml_string(scene())
+    d = mujoco.MjData(m)
+    host = _mujoco_error_handler()
+    plain = saltation.Hook(m)
+    plain.step(d)
+    assert _mujoco_error_handler() == host
+    worker = saltation.Hook(m, worker_thread=True)
+    for _ in range(20):
+        worker.step(d)
+    assert _mujoco_error_handler() != host
+    del worker
+    gc.collect()
+    assert _mujoco_error_handler() == host
+
+
 def test_bad_arguments_are_clear_errors():
     m = mujoco.MjModel.from_xml_string(scene())
     with pytest.raises(saltation.ConfigError, match="restitution must be None, a number in \\[0, 1\\] or 'auto'"):

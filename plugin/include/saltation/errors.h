@@ -37,17 +37,18 @@ class MujocoError : public Error {
 // taken with TakeMujocoWarnings(). Idempotent; call it at the start of every program and test.
 void InstallMujocoHandlers();
 
-// While it lives, mju_error throws MujocoError; the host's own handler (e.g. the one MuJoCo's
-// Python bindings install) is restored when it ends. For libraries called from such a host.
+// While any of them lives (on any thread), mju_error throws MujocoError; the host's own global
+// handler (what mju_user_error was when the first of them began) is restored when the last one
+// ends, in whatever order they end. For libraries called from such a host: the Python module
+// opens one per call, and a hook with a worker thread holds one for its lifetime, so that
+// MuJoCo's calls on the worker never meet the host's handler (MuJoCo's default prints and exits).
+// Counted under a mutex; mju_user_error itself is only written when the count leaves or reaches 0.
 class ScopedMujocoErrors {
  public:
   ScopedMujocoErrors();
   ~ScopedMujocoErrors();
   ScopedMujocoErrors(const ScopedMujocoErrors&) = delete;
   ScopedMujocoErrors& operator=(const ScopedMujocoErrors&) = delete;
-
- private:
-  void (*previous_)(const char*);
 };
 
 // Returns and clears the warnings MuJoCo has reported since the last call.
