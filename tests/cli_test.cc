@@ -562,18 +562,7 @@ TEST(Cli, RigidProjectsAPenetratingStartAndSaysSo) {
 TEST(Cli, RigidTableNamesTheFeaturesOfAFeatureChange) {
   // a slow ball rolls from the top face onto the ledge's edge and leaves on its rounded part: the
   // table's flags say which features the `feature` record passes between
-  const std::string model = WriteFile("ledge_ball.xml", R"(
-<mujoco>
-  <worldbody>
-    <geom name="ledge" type="box" pos="-0.5 0 -0.1" size="0.5 0.3 0.1" condim="1"/>
-    <body name="marble">
-      <joint name="x" type="slide" axis="1 0 0"/>
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="marble" type="sphere" size="0.03" mass="0.2" condim="1"/>
-    </body>
-  </worldbody>
-  <keyframe><key qpos="-0.04 0.03" qvel="0.15 0"/></keyframe>
-</mujoco>)");
+  const std::string model = "tests/models/ledge_ball.xml";
   const Result r = RunCli("rigid " + model + " --duration 0.5");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::vector<TableRow> changes = TableRows(r.output, "feature", "marble/ledge");

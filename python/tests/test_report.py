@@ -67,25 +67,10 @@ def test_report_errors_are_messages(tmp_path):
     assert not (tmp_path / "r.html").exists()
 
 
-_BALL_OVER_AN_EDGE = """<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <worldbody>
-    <geom name="ledge" type="box" pos="-0.5 0 -0.1" size="0.5 0.3 0.1" condim="1"/>
-    <body name="marble">
-      <joint name="x" type="slide" axis="1 0 0"/>
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <geom name="marble" type="sphere" size="0.03" mass="0.2" condim="1"/>
-    </body>
-  </worldbody>
-  <keyframe><key qpos="-0.04 0.03" qvel="0.15 0"/></keyframe>
-</mujoco>"""
-
-
 def test_report_names_the_features_of_a_feature_change(cli, tmp_path):
     # a slow ball rolls from the ledge's top face onto its edge (a `feature` record) and leaves on
     # the rounded part: the page shows the change with its own colour and names the two features
-    model = tmp_path / "ledge.xml"
-    model.write_text(_BALL_OVER_AN_EDGE)
+    model = ROOT / "tests" / "models" / "ledge_ball.xml"
     log = tmp_path / "ledge.jsonl"
     cli("rigid", model, "--duration", "0.5", "--out", log, "--quiet")
     kinds = [json.loads(line).get("kind") for line in log.read_text().splitlines()[1:]]
