@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "saltation/contact_features.h"
 #include "saltation/islands.h"
 #include "saltation/root_finding.h"
 
@@ -64,7 +65,8 @@ CrossingFinder::CrossingFinder(const Model& model, Data& data, Resimulator& resi
       // RK4's contact list is its last stage's, not x_k's: the rows could not be re-formed at x_{k−1}
       prefilter_(model.mj(), force_tol, options.release_prefilter && model.mj()->opt.integrator != mjINT_RK4) {}
 
-const RowMatrix* CrossingFinder::PreviousRows(const StepGuards& p, const std::vector<ContactId>& ids) {
+const RowMatrix* CrossingFinder::PreviousRows(const StepGuards& p, const std::vector<ContactId>& ids,
+                                              const std::vector<ContactPoint>& points) {
   if (!p.at) return nullptr;
   const mjModel* m = model_.mj();
   mjData* aux = data_.aux();
@@ -83,10 +85,30 @@ const RowMatrix* CrossingFinder::PreviousRows(const StepGuards& p, const std::ve
     mj_kinematics(m, aux);
     mj_comPos(m, aux);
   }
-  ModeConstraints(model_, aux, ids, p.points, w.previous_set, data_.work());
+  ModeConstraints(model_, aux, ids, points, w.previous_set, data_.work());
   mju_copy(aux->mocap_pos, w.mocap_pos.data(), 3 * nmocap);
   mju_copy(aux->mocap_quat, w.mocap_quat.data(), 4 * nmocap);
   return &w.previous_set.J;
+}
+
+bool CrossingFinder::HoldChangedFeatures(const StepGuards& p, const StepGuards& g, const Mode& mode) {
+  if (p.mode_feature.size() != mode.contacts.size() || !SameContacts(p.mode_ids, mode.contacts)) return false;
+  Scratch& w = scratch_;
+  bool changed = false;
+  w.held.clear();
+  w.hint_points = p.points;
+  for (size_t k = 0; k < mode.contacts.size(); k++) {
+    if (w.skip[k]) continue;
+    w.held.push_back(mode.contacts[k]);
+    const int feature = g.mode_feature[k];
+    if (feature < 0 || feature == p.mode_feature[k]) continue;
+    changed = true;
+    w.held.back().feature = feature;
+    // x_{k−1}'s point of the contact lends x_k's first tangent: both rows in one frame
+    const int i = MatchContact(mode.contacts[k], w.hint_points);
+    if (i >= 0 && g.match[k] >= 0) w.hint_points[i].frame.row(1) = g.points[g.match[k]].frame.row(1);
+  }
+  return changed;
 }
 
 void CrossingFinder::FillLostPoints(const mjData* d, const Mode& mode, StepGuards& g) {
@@ -130,8 +152,10 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   }
   g.mode_ids = mode.contacts;
   g.mode_gap.resize(g.match.size());
+  g.mode_feature.resize(g.match.size());
   for (size_t k = 0; k < g.match.size(); k++) {
     g.mode_gap[k] = g.match[k] >= 0 ? g.points[g.match[k]].gap : std::numeric_limits<double>::infinity();
+    g.mode_feature[k] = HasFeatures(model_.mj(), mode.contacts[k]) ? FeatureAt(model_.mj(), d, mode.contacts[k]) : -1;
   }
   if (mode.contacts.empty()) return;
   if (std::any_of(g.match.begin(), g.match.end(), [](int i) { return i < 0; })) return;
@@ -165,14 +189,19 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   Eigen::Map<const Eigen::VectorXd> a_s(d->qacc_smooth, nv);
   w.rhs.noalias() = g.J * a_s;  // (negated below; −(J a_s) would evaluate into a temporary)
   if (previous && previous->present && previous->force_valid && previous->mode_ids.size() == mode.contacts.size()) {
-    // the previous step's rows of the same contacts: kept, else re-formed at x_{k−1}
+    // the previous step's rows of the same contacts: kept, else re-formed at x_{k−1}; where a
+    // contact's feature changed over the step, re-formed at x_{k−1} on x_k's feature (rows of two
+    // features differ by their normals, not by J̇v·dt)
     const RowMatrix* previous_J = nullptr;
-    if (g.solved_all) {
-      previous_J = previous->rows_valid && previous->solved_all ? &previous->J : PreviousRows(*previous, previous->mode_ids);
+    if (HoldChangedFeatures(*previous, g, mode)) {
+      previous_J = PreviousRows(*previous, w.held, w.hint_points);
+    } else if (g.solved_all) {
+      previous_J = previous->rows_valid && previous->solved_all ? &previous->J
+                                                                : PreviousRows(*previous, previous->mode_ids, previous->points);
     } else if (previous->rows_valid && SameContacts(previous->solved_ids, g.solved_ids)) {
       previous_J = &previous->J;
     } else if (SameContacts(previous->mode_ids, mode.contacts)) {
-      previous_J = PreviousRows(*previous, g.solved_ids);
+      previous_J = PreviousRows(*previous, g.solved_ids, previous->points);
     }
     if (previous_J && previous_J->rows() == rows) {
       w.lambda.noalias() = g.J * cur.qvel;

@@ -6,7 +6,11 @@
 //                rigid normal forces λ_n (J̇v by a difference of the rows over the step); skipped
 //                while every mode contact is far from release by MuJoCo's own normal force
 //                (release_prefilter.h), the previous step's rows then re-formed at x_{k−1} when
-//                the next solve needs them
+//                the next solve needs them. The difference only ever takes rows of the same
+//                geometric feature (contact_features.h: a sphere on a box's face/edge/vertex, on a
+//                capsule's cylinder/cap): when a mode contact's feature at x_k is not its feature
+//                at x_{k−1}, the previous rows are re-formed at x_{k−1} on x_k's feature, extended
+//                beyond its region (FeaturePoint) — a feature change inside a step is no crossing
 //   Detect    (guards at x_{k−1} and x_k, the mode, the tracker's hysteresis)
 //             => Crossings: touchdowns (gap + to −), liftoffs (λ_n + to −, beyond force_tol),
 //                kinematic releases (a mode contact apart by more than release_gap)
@@ -42,6 +46,8 @@ struct StepGuards {
   std::vector<double> inactive_rate;   // d gap / dt of each inactive point (from MuJoCo's cvel)
   std::vector<ContactId> mode_ids;     // the mode the next fields refer to
   std::vector<double> mode_gap;        // gap of each mode contact (+inf when MuJoCo lost it)
+  std::vector<int> mode_feature;       // the geometric feature of each mode contact at this state
+                                       // (FeatureAt; −1 for a pair without features)
   Eigen::VectorXd force;               // rigid λ_n of each mode contact (J̇v by differences); on a
                                        // step the release pre-filter skipped, MuJoCo's f_n (> force_tol)
   RowMatrix J;                         // the rows of the contacts solved (solved_ids; the whole mode's
@@ -98,6 +104,8 @@ class CrossingFinder {
     IslandSolver solver;  // J M⁻¹ Jᵀ block by block
     std::vector<ContactId> lost;          // mode contacts MuJoCo's list lacks (FillLostPoints)
     std::vector<ContactPoint> collided;   // their pairs' points from the narrow phase
+    std::vector<ContactId> held;          // the solved contacts with x_k's features held
+    std::vector<ContactPoint> hint_points;
   };
 
   // Mode contacts missing from MuJoCo's list (a step retaken on the user's gaps lists only the
@@ -105,8 +113,15 @@ class CrossingFinder {
   // kinematics (CollidePairs, the widened band), appended to g.points and matched.
   void FillLostPoints(const mjData* d, const Mode& mode, StepGuards& g);
 
-  // the previous guards' rows of `ids` at their state x_{k−1} (when that step did not form them)
-  const RowMatrix* PreviousRows(const StepGuards& previous, const std::vector<ContactId>& ids);
+  // the previous guards' rows of `ids` at their state x_{k−1} (when that step did not form them);
+  // `points` (x_{k−1}'s) lend the contacts without a feature held their point and those with one
+  // (ids[k].feature ≥ 0: FeaturePoint at x_{k−1}) their first tangent
+  const RowMatrix* PreviousRows(const StepGuards& previous, const std::vector<ContactId>& ids,
+                                const std::vector<ContactPoint>& points);
+  // the solved contacts whose feature at x_k (g.mode_feature) differs from x_{k−1}'s, held on
+  // x_k's feature in scratch_.held, with x_{k−1}'s points in scratch_.hint_points lending them x_k's
+  // first tangent; false when no feature changed
+  bool HoldChangedFeatures(const StepGuards& previous, const StepGuards& g, const Mode& mode);
 
   const Model& model_;
   Data& data_;
