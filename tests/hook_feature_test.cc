@@ -28,6 +28,7 @@
 
 #include "saltation/contact_features.h"
 #include "saltation/hook.h"
+#include "saltation/rigid_simulator.h"
 
 namespace saltation::testing {
 namespace {
@@ -155,6 +156,105 @@ TEST_F(HookFeature, SlowBallLeavesTheRoundedEdgeWhereTheRigidForceVanishes) {
       }
       EXPECT_EQ(liftoffs, 1) << "v0 " << c.v0 << " x0 " << x0;
     }
+  }
+}
+
+
+// A ball with friction (condim 3) rolling round the edge sticks until λ_n reaches zero and leaves
+// there (edge_test.cc: cos θ* = (7 v₀²/(g r) + 10)/17, v*² = v₀² + (10/7) g r (1 − cos θ*)). At the
+// release the contact still carries the friction force f = −(2/7) m g sin θ* t̂ (t̂ = (cos θ*, 0,
+// −sin θ*), along the motion: it holds the centre's tangential acceleration at the rolling
+// (5/7) g sin θ*), so F jumps by the friction's share alone: F⁺ − F⁻ = (0; −f/m; −I⁻¹(p − c) × f) =
+// (0; (2/7) g sin θ* t̂; −(5/7) g sin θ*/r ŷ) — the one column of the rank-one Ξ − I =
+// (F⁺ − F⁻)∇λ_nᵀ/(∇λ_nᵀF⁻) — and ∇λ_nᵀF⁻ = dλ_n/dt = −(17/7) m g sin θ* v*/r (λ_n = m(g cos θ −
+// v²/r) with the rolling v²). The rigid reference against these closed forms; the hook, on
+// MuJoCo's state (soft: the ball sinks 2e-4 m into the edge and slips a little), against the
+// Newton–Euler form of the same jump at its own state: F⁺ − F⁻ is the removal of a force tangent at
+// the contact point, Δa ⟂ n and Δω̇ = (5/(2 r²)) (p − c) × Δa (I = (2/5) m r²).
+TEST_F(HookFeature, StickingBallLeavesTheEdgeWithTheFrictionForcesJump) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="ledge" type="box" pos="-0.5 0.1 -0.1" size="0.5 0.6 0.1" condim="3" friction="2"/>
+    <body name="bead">
+      <freejoint/>
+      <geom name="bead" type="sphere" size="0.04" mass="0.3" condim="3" friction="2"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  Model model(m.get());
+  const double r = 0.04, mass = 0.3, x0 = 0.03;
+  for (double v0 : {0.1, 0.3}) {
+    // the rigid reference
+    RigidSimulator sim(model);
+    State x;
+    x.qpos.setZero(7);
+    x.qpos << -x0, 0, r, 1, 0, 0, 0;
+    x.qvel.setZero(6);
+    x.qvel(0) = v0;
+    x.qvel(4) = v0 / r;  // rolling (the free joint's angular velocity is in the body frame)
+    x.act.resize(0);
+    HybridState s = sim.Initialize(x);
+    const std::vector<RigidEvent> events = sim.Advance(s, x0 / v0 + 0.3);
+    ASSERT_EQ(events.size(), 2u) << "v0 " << v0;
+    const RigidEvent& off = events[1];
+    ASSERT_EQ(off.kind, EventKind::kLiftoff);
+    ASSERT_FALSE(off.contact.frictionless) << "it leaves sticking";
+    const double c = (7 * v0 * v0 / (kG * r) + 10) / 17, sn = std::sqrt(1 - c * c);
+    const double v = std::sqrt(v0 * v0 + 10.0 / 7 * kG * r * (1 - c));
+    Eigen::VectorXd jump = Eigen::VectorXd::Zero(12);
+    jump(6) = 2.0 / 7 * kG * sn * c;
+    jump(8) = -2.0 / 7 * kG * sn * sn;
+    jump(10) = -5.0 / 7 * kG * sn / r;
+    const double rate = -17.0 / 7 * mass * kG * sn * v / r;
+    const Eigen::MatrixXd xi_minus_i = off.xi.Dense() - Eigen::MatrixXd::Identity(12, 12);
+    // Ξ − I = jump ∇λ_nᵀ/(∇λ_nᵀF⁻): its rows are the ∇λ_n row scaled by the jump's entries
+    const Eigen::RowVectorXd grad_row = xi_minus_i.row(10) / jump(10);
+    const double jump_error = (off.xi.f_plus - off.xi.f_minus - jump).cwiseAbs().maxCoeff();
+    const double rank_one_error = (xi_minus_i - jump * grad_row).cwiseAbs().maxCoeff();
+    std::printf("[ hook feature ] sticking v0 %.2f rigid: max |ΔF − ΔF_exact| = %.2e, dλ/dt %.9g (exact %.9g), "
+                "max |Ξ − I − ΔF_exact ∇λᵀ/λ̇| = %.2e\n",
+                v0, jump_error, off.xi.transversality, rate, rank_one_error);
+    EXPECT_LT(jump_error, 2e-9 * jump.cwiseAbs().maxCoeff());  // measured 6.7e-10 of it
+    EXPECT_NEAR(off.xi.transversality, rate, 2e-7 * std::abs(rate));  // measured 7.1e-8
+    EXPECT_LT(rank_one_error, 1e-11 * xi_minus_i.cwiseAbs().maxCoeff());  // measured 4.6e-12 of it
+    EXPECT_LT((off.xi.Dense() * off.xi.f_minus - off.xi.f_plus).cwiseAbs().maxCoeff(), 1e-9);
+
+    // the hook on MuJoCo's simulation of the same start
+    DataPtr d(mj_makeData(m.get()));
+    mj_resetData(m.get(), d.get());
+    for (int i = 0; i < 7; i++) d->qpos[i] = x.qpos(i);
+    for (int i = 0; i < 6; i++) d->qvel[i] = x.qvel(i);
+    Hook hook(m.get());
+    while (d->time < x0 / v0 + 0.3) hook.Step(d.get());
+    int liftoffs = 0;
+    for (size_t i = 0; i < hook.events().size(); i++) {
+      const HookEvent& e = hook.events()[i];
+      EXPECT_TRUE(e.kind == EventKind::kLiftoff || e.kind == EventKind::kNearMiss) << EventKindName(e.kind);
+      if (e.kind != EventKind::kLiftoff) continue;
+      liftoffs++;
+      ASSERT_TRUE(e.has_xi);
+      EXPECT_FALSE(e.proxy);
+      const RigidEvent& ev = hook.CompletedEvent(i).rigid;
+      EXPECT_FALSE(ev.contact.frictionless) << "it leaves sticking";
+      const Eigen::Vector3d centre = ev.x_minus.qpos.head(3);
+      const Eigen::Vector3d lever = ev.point - centre;  // p − c
+      const Eigen::VectorXd dF = ev.xi.f_plus - ev.xi.f_minus;
+      const Eigen::Vector3d da = dF.segment(6, 3), dw = dF.segment(9, 3);
+      const Eigen::Vector3d n = -lever.normalized();
+      const Eigen::Vector3d dw_exact = 5 / (2 * r * r) * lever.cross(da);
+      const double normal_part = std::abs(da.dot(n)) / da.norm();
+      const double euler_error = (dw - dw_exact).norm() / dw_exact.norm();
+      std::printf("[ hook feature ] sticking v0 %.2f hook: left at θ = %.4f (rigid %.4f), |Δa·n|/|Δa| = %.2e, "
+                  "|Δω̇ − (5/2r²)(p − c)×Δa|/|Δω̇| = %.2e, |Δa| %.4f (rigid's closed form %.4f)\n",
+                  v0, std::atan2(centre(0), centre(2)), std::acos(c), normal_part, euler_error, da.norm(),
+                  2.0 / 7 * kG * sn);
+      EXPECT_LT(normal_part, 1e-11);  // measured 1.0e-13
+      EXPECT_LT(euler_error, 1e-12);  // measured 7.9e-16
+      EXPECT_LT((ev.xi.Dense() * ev.xi.f_minus - ev.xi.f_plus).cwiseAbs().maxCoeff(), 1e-9 * ev.xi.f_minus.norm());
+    }
+    EXPECT_EQ(liftoffs, 1) << "v0 " << v0;
   }
 }
 
