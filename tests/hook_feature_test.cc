@@ -27,6 +27,7 @@
 #include "test_util.h"
 
 #include "saltation/contact_features.h"
+#include "saltation/event_json.h"
 #include "saltation/hook.h"
 #include "saltation/rigid_simulator.h"
 
@@ -256,6 +257,60 @@ TEST_F(HookFeature, StickingBallLeavesTheEdgeWithTheFrictionForcesJump) {
     }
     EXPECT_EQ(liftoffs, 1) << "v0 " << v0;
   }
+}
+
+
+// Event records name the contact's geometric feature where its pair has them (JSON "feature":
+// FeatureName): a touchdown on the bench's face, a liftoff from its rounded edge or the rail's cap,
+// and the feature change's liftoff at the edge (with feature_before / feature_after). A pair
+// without features (a ball on a plane) has no such field.
+TEST_F(HookFeature, EventRecordsNameTheContactsFeature) {
+  auto first = [](Hook& hook, EventKind kind) -> std::string {
+    for (size_t i = 0; i < hook.events().size(); i++) {
+      if (hook.events()[i].kind != kind) continue;
+      hook.CompletedEvent(i);
+      return HookEventToJson(hook.rigid_model(), hook.events()[i]);
+    }
+    return "no " + std::string(EventKindName(kind));
+  };
+  struct Case {
+    const char* xml;
+    double x0, z0, v0, t_end;
+    EventKind kind;
+    const char* fields;
+  };
+  const Case cases[] = {
+      {kBenchEdge, 0.3, 0.1, 0, 0.2, EventKind::kTouchdown, "\"feature\":\"face\""},
+      {kBenchEdge, 0.0511, 0.04, 0.3, 0.3, EventKind::kLiftoff, "\"feature\":\"edge\""},
+      {kRailEnd, 0.0511, 0.07, 0.7, 0.2, EventKind::kLiftoff, "\"feature\":\"cap\""},
+      {kBenchEdge, 0.0511, 0.04, 1.0, 0.1, EventKind::kLiftoff,
+       "\"feature\":\"face\",\"feature_before\":\"face\",\"feature_after\":\"edge\""},
+  };
+  for (const Case& c : cases) {
+    ModelPtr m = LoadModelFromString(c.xml);
+    DataPtr d(mj_makeData(m.get()));
+    Hook hook(m.get());
+    Run(m.get(), d.get(), hook, c.x0, c.z0, c.v0, c.t_end);
+    const std::string json = first(hook, c.kind);
+    EXPECT_NE(json.find(c.fields), std::string::npos) << json.substr(0, 400);
+    if (c.kind == EventKind::kLiftoff && c.v0 < 1) EXPECT_EQ(json.find("feature_before"), std::string::npos);
+  }
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.1">
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.04" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)");
+  DataPtr d(mj_makeData(m.get()));
+  Hook hook(m.get());
+  while (d->time < 0.2) hook.Step(d.get());
+  const std::string json = first(hook, EventKind::kTouchdown);
+  EXPECT_NE(json.find("\"kind\":\"touchdown\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"feature\""), std::string::npos) << json.substr(0, 400);
 }
 
 }  // namespace

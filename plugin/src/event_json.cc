@@ -238,6 +238,7 @@ static void RigidFields(std::ostringstream& out, const Model& model, const Rigid
   LabelsField(out, model, "mode_before", ev.mode_before.contacts);
   LabelsField(out, model, "mode_after", ev.mode_after.contacts);
   LabelsField(out, model, "released", ev.released);
+  if (ev.feature >= 0) StringField(out, "feature", FeatureName(ev.feature));  // the contact's feature there
   if (ev.feature_before >= 0) {  // a feature change (contact_features.h): the contact's feature before and after
     StringField(out, "feature_before", FeatureName(ev.feature_before));
     StringField(out, "feature_after", FeatureName(ev.feature_after));

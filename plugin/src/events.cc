@@ -124,6 +124,7 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   if (match.back() < 0) throw NumericalError("touchdown contact vanished at its event");
   const ContactPoint trigger = points[match.back()];
   ev.contact = trigger.id;
+  ev.feature = FeatureAt(model.mj(), d, trigger.id);
   ev.point = trigger.pos;
   ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger, data.work());
@@ -187,6 +188,7 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
       // the release is the feature change (FeatureEvent's Ξ): F⁻ on the feature it leaves
       Mode held = before;
       held.contacts[k].feature = ev.feature_before;
+      ev.feature = ev.feature_before;
       const Eigen::VectorXd f_minus = ModeVectorField(model, data, ev.x_minus, held);  // data.main() at x⁻
       ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_h);
       ev.xi.transversality_rel = KineticTransversality(model, data.main(), grad_h, ev.x_minus.qvel);
@@ -212,8 +214,9 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in s.mode
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
 
-  const ModeDynamics before = EvaluateMode(model, data, s.x, s.mode);
+  const ModeDynamics before = EvaluateMode(model, data, s.x, s.mode);  // data.main() at x's configuration
   ev.point = before.constraints.points[k].pos;
+  ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
   Eigen::VectorXd f_minus(model.ndx());
   f_minus << s.x.qvel, before.qacc, before.act_dot;
   ev.mode_after = s.mode;
@@ -263,6 +266,7 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   ev.mode_index = k;
   ev.feature_before = ev.contact.feature;
   ev.feature_after = guard.to;
+  ev.feature = ev.feature_before;
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
   ev.island = IslandOf(model, mode.contacts, {ev.contact});
   Mode rest;

@@ -49,6 +49,10 @@ struct RigidEvent {
   // a feature change (FeatureEvent): the contact's geometric feature before and after
   // (contact_features.h); −1 for every other event
   int feature_before = -1, feature_after = -1;
+  // the contact's geometric feature at the event (contact_features.h, FeatureName): the held one,
+  // else where the geometry has it at x⁻ (a touchdown on a box's face, a liftoff from its edge);
+  // feature_before for a feature change; −1 for a pair without features
+  int feature = -1;
   // the trees the event reaches (islands.h): the impact, the release, F⁻, F⁺, ∇g and Ξ are
   // computed on the mode's contacts inside it (Ξ is the identity outside); xi.f_minus and
   // xi.f_plus hold the island's mode dynamics, whose entries outside the island are those trees'
