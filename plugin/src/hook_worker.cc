@@ -1,11 +1,16 @@
 #include "hook_worker.h"
 
+#include <cstring>
 #include <iterator>
+#include <string>
 #include <utility>
+
+#include "saltation/errors.h"
 
 namespace saltation {
 
-StepWorker::StepWorker(int capacity, Job job) : job_(std::move(job)), slots_(static_cast<size_t>(capacity)) {
+StepWorker::StepWorker(int capacity, const StepSlot& prototype, Job job)
+    : job_(std::move(job)), slots_(static_cast<size_t>(capacity), prototype) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -82,6 +87,51 @@ void StepWorker::Run() {
     }
     if (waiters_ > 0) changed_.notify_all();  // the caller waits for a slot or for the queue to empty
   }
+}
+
+StepReplayer::StepReplayer(mjModel* wide, ArenaFallback& arena)
+    : model_(wide), arena_(arena), data_(mj_makeData(wide)),
+      reached_(static_cast<size_t>(mj_stateSize(wide, kWorkerStateAfter))) {
+  if (!data_) throw MujocoError("could not make the worker thread's data");
+}
+
+namespace {
+
+// the part of a kWorkerStateAfter array that holds element i (mj_getState's order: by bit)
+const char* PartAt(const mjModel* m, size_t i) {
+  struct Part {
+    int bit;
+    const char* name;
+  };
+  static const Part kParts[] = {{mjSTATE_TIME, "time"},        {mjSTATE_QPOS, "qpos"},
+                                {mjSTATE_QVEL, "qvel"},        {mjSTATE_ACT, "act"},
+                                {mjSTATE_HISTORY, "history"},  {mjSTATE_WARMSTART, "qacc_warmstart"},
+                                {mjSTATE_PLUGIN, "plugin state"}, {mjSTATE_PLASTIC, "plastic state"}};
+  size_t end = 0;
+  for (const Part& p : kParts) {
+    if (!(kWorkerStateAfter & p.bit)) continue;
+    end += static_cast<size_t>(mj_stateSize(m, p.bit));
+    if (i < end) return p.name;
+  }
+  return "state";
+}
+
+}  // namespace
+
+void StepReplayer::Replay(const StepSlot& slot, SavedStep& before) {
+  mjData* d = data_.get();
+  mj_setState(model_, d, slot.before.data(), kWorkerStateBefore);
+  Capture(model_, d, before);
+  const double time_before = d->time;
+  arena_.Step(model_, d);
+  mj_getState(model_, d, reached_.data(), kWorkerStateAfter);
+  if (std::memcmp(reached_.data(), slot.after.data(), sizeof(mjtNum) * reached_.size()) == 0) return;
+  size_t i = 0;
+  while (std::memcmp(&reached_[i], &slot.after[i], sizeof(mjtNum)) == 0) i++;
+  throw NumericalError("the worker thread's replay of the step from t = " + std::to_string(time_before) +
+                       " s diverged from the caller's mj_step (" + PartAt(model_, i) +
+                       " differs): the model's state is not all in mj_getState (sleeping, mjENBL_SLEEP) or a "
+                       "callback or plugin does not give the same step twice; use the hook without worker_thread");
 }
 
 }  // namespace saltation

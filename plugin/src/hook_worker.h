@@ -1,6 +1,14 @@
-// The hook's worker thread (HookOptions::worker_thread): a bounded queue of stepped MuJoCo states
-// and one thread that runs the hook's bookkeeping on them, in step order.
+// The hook's worker thread (HookOptions::worker_thread): a bounded queue of the steps the caller
+// took, and one thread that replays each of them on the hook's own mjData and runs the hook's
+// bookkeeping on it, in step order.
 //
+//   StepSlot                one step handed over: MuJoCo's state before it (kWorkerStateBefore:
+//                      everything mj_step reads, inputs and warmstart included) and the state the
+//                      caller's mj_step reached (kWorkerStateAfter), both mj_getState arrays sized
+//                      once (no allocation per step)
+//
+//   StepWorker (capacity, prototype, job)   the queue (capacity copies of the prototype slot) and
+//                      the thread that runs job on each queued slot:
 //   Acquire ()         (stepping thread) => a free slot to fill: waits while every slot is queued
 //                      (backpressure); the slot stays the caller's until Push (a slot acquired and
 //                      not pushed, its step having failed, is the one the next Acquire returns)
@@ -15,6 +23,24 @@
 // state it touches while a step is queued. An exception it throws is kept for Take with the records
 // it had made, and the steps queued behind it are dropped (the job is not called again until
 // Take has returned the error). Writes nothing of the caller's.
+//
+//   StepReplayer (wide, arena)   the worker's replay of a step: borrows the worker's copy of the
+//                      hook's model (widened margins and gaps) and the ArenaFallback that retakes a
+//                      step on the user's gaps; owns an mjData of the model's own arena (the
+//                      user's size, so the fallback retakes exactly the steps the synchronous hook
+//                      retakes)
+//   Replay (slot, x_k) => loads slot.before, Captures it into x_k, takes the step as the
+//                      synchronous hook takes it (ArenaFallback::Step on the wide model) and
+//                      compares the state reached with slot.after bit for bit: a NumericalError
+//                      naming the time and the part that differs ("diverged") when they are not
+//                      the same. data() is then MuJoCo's data after the step, which the bookkeeping
+//                      reads (contacts of the band included, as the synchronous hook's d has them)
+//
+// Why the replay is the caller's step: the widened band adds contacts that are excluded from the
+// physics (margin − gap unchanged), and a step that fills the arena is retaken on the user's gaps,
+// so mj_step on either model gives the same state bit for bit; what mj_getState does not carry
+// (sleeping trees with mjENBL_SLEEP) or a callback or plugin that is not a function of that state
+// would make them differ, which the comparison reports.
 #ifndef SALTATION_HOOK_WORKER_H_
 #define SALTATION_HOOK_WORKER_H_
 
@@ -25,23 +51,26 @@
 #include <thread>
 #include <vector>
 
+#include <mujoco/mujoco.h>
+
+#include "arena_fallback.h"
 #include "resimulation.h"
+#include "saltation/hook.h"
 #include "saltation/hook_event.h"
 #include "saltation/model.h"
 
 namespace saltation {
 
-// one step handed to the worker: x_k as Capture saved it before the step, and MuJoCo's data after it
 struct StepSlot {
-  SavedStep before;
-  DataPtr after;  // a copy of the caller's mjData after mj_step (made on first use, then reused)
-  double dt = 0;
+  std::vector<mjtNum> before;  // mj_getState(m, d, ·, kWorkerStateBefore) before the caller's step
+  std::vector<mjtNum> after;   // mj_getState(m, d, ·, kWorkerStateAfter) after it
+  double dt = 0;               // the step's timestep
 };
 
 class StepWorker {
  public:
   using Job = std::function<void(StepSlot& slot, std::vector<HookEvent>& records)>;
-  StepWorker(int capacity, Job job);
+  StepWorker(int capacity, const StepSlot& prototype, Job job);
   ~StepWorker();
   StepWorker(const StepWorker&) = delete;
   StepWorker& operator=(const StepWorker&) = delete;
@@ -66,6 +95,19 @@ class StepWorker {
   std::exception_ptr error_;
   std::vector<HookEvent> ready_;  // records of the steps done, not taken yet
   std::thread thread_;
+};
+
+class StepReplayer {
+ public:
+  StepReplayer(mjModel* wide, ArenaFallback& arena);
+  void Replay(const StepSlot& slot, SavedStep& before);
+  const mjData* data() const { return data_.get(); }
+
+ private:
+  mjModel* model_;
+  ArenaFallback& arena_;
+  DataPtr data_;
+  std::vector<mjtNum> reached_;  // the replay's kWorkerStateAfter
 };
 
 }  // namespace saltation
