@@ -19,73 +19,104 @@ StepWorker::~StepWorker() {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
-  changed_.notify_all();
+  work_.notify_all();
   thread_.join();
 }
 
+// The sleeps pair a sequentially consistent store of the sleeper's flag (idle_, waiting_) before
+// it checks the counters with the other side's counter update before it checks the flag: either
+// the sleeper sees the update, or the other side sees the flag and notifies under the mutex
+// (after the sleeper's check, which holds it), so no wake-up is lost.
+
 StepSlot& StepWorker::Acquire() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  waiters_++;
-  changed_.wait(lock, [this] { return queued_ < slots_.size(); });
-  waiters_--;
-  return slots_[(head_ + queued_) % slots_.size()];
+  const size_t capacity = slots_.size();
+  if (pushed_.load() - done_.load() >= capacity) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    waiting_ = true;
+    room_.wait(lock, [&] { return pushed_.load() - done_.load() < capacity; });
+    waiting_ = false;
+  }
+  return slots_[pushed_.load(std::memory_order_relaxed) % capacity];
 }
 
 void StepWorker::Push() {
-  bool wake = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!error_) queued_++;  // after a failure, the steps until Take are dropped
-    wake = idle_;
+  if (failed_.load()) return;  // after a failure, the steps until Take are dropped
+  pushed_.fetch_add(1);
+  if (idle_.load()) {  // a busy worker finds the step when it finishes its own
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    work_.notify_one();
   }
-  if (wake) changed_.notify_all();  // a busy worker finds the step when it finishes its own
 }
 
 void StepWorker::Wait() {
+  if (pushed_.load() == done_.load()) return;
   std::unique_lock<std::mutex> lock(mutex_);
-  waiters_++;
-  changed_.wait(lock, [this] { return queued_ == 0; });
-  waiters_--;
+  waiting_ = true;
+  room_.wait(lock, [&] { return pushed_.load() == done_.load(); });
+  waiting_ = false;
 }
 
 std::exception_ptr StepWorker::Take(std::vector<HookEvent>& records) {
+  if (!news_.load()) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
+  news_ = false;
   records.insert(records.end(), std::make_move_iterator(ready_.begin()), std::make_move_iterator(ready_.end()));
   ready_.clear();
   std::exception_ptr error = std::move(error_);
   error_ = nullptr;
-  if (error) changed_.notify_all();  // the worker may run jobs again
+  if (error) {
+    done_ = pushed_.load();  // the steps pushed before the failure was seen are dropped too
+    failed_ = false;         // the worker may run jobs again (it sleeps: nothing is queued)
+  }
   return error;
 }
 
+constexpr int kSpins = 200;
+
 void StepWorker::Run() {
   std::vector<HookEvent> records;
-  std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    idle_ = true;
-    changed_.wait(lock, [this] { return stop_ || (queued_ > 0 && !error_); });
-    idle_ = false;
-    if (stop_) return;
-    StepSlot& slot = slots_[head_];
-    lock.unlock();
+    if (stop_.load()) return;
+    // failed_ first: Take drops the queue (done_) before it clears failed_
+    if (failed_.load() || pushed_.load() == done_.load()) {
+      // a control loop's next step comes soon: look for it a while before sleeping (a sleeping
+      // worker costs each Push a wake-up, a system call that was most of a small model's Step)
+      bool found = false;
+      for (int spin = 0; spin < kSpins && !found; spin++) {
+        std::this_thread::yield();
+        found = stop_.load() || (!failed_.load() && pushed_.load() != done_.load());
+      }
+      if (found) continue;
+      std::unique_lock<std::mutex> lock(mutex_);
+      idle_ = true;
+      work_.wait(lock, [&] { return stop_.load() || (!failed_.load() && pushed_.load() != done_.load()); });
+      idle_ = false;
+      continue;
+    }
+    const size_t n = done_.load();
     std::exception_ptr error;
     try {
-      job_(slot, records);
+      job_(slots_[n % slots_.size()], records);
     } catch (...) {
       error = std::current_exception();
     }
-    lock.lock();
-    ready_.insert(ready_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
-    records.clear();
-    if (error) {
-      error_ = error;
-      head_ = (head_ + queued_) % slots_.size();  // the steps behind the failed one are dropped
-      queued_ = 0;
-    } else {
-      head_ = (head_ + 1) % slots_.size();
-      queued_--;
+    if (!records.empty() || error) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_.insert(ready_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+      records.clear();
+      if (error) {
+        error_ = error;
+        failed_ = true;
+        done_ = pushed_.load();  // the steps behind the failed one are dropped (those pushed
+                                 // before the caller sees failed_: by Take)
+      }
+      news_ = true;
     }
-    if (waiters_ > 0) changed_.notify_all();  // the caller waits for a slot or for the queue to empty
+    if (!error) done_ = n + 1;
+    if (waiting_.load()) {
+      { std::lock_guard<std::mutex> lock(mutex_); }
+      room_.notify_all();
+    }
   }
 }
 

@@ -19,6 +19,10 @@
 //                      the worker's error (once; nullptr when none)
 //   ~StepWorker        => the step in progress finishes, the queued ones are dropped, the thread joins
 //
+// The stepping thread takes no lock unless it must wait, wake the worker or take records. An
+// idle worker looks for the next step a while (yielding the processor) before it sleeps, so that a
+// control loop's Push seldom pays a wake-up.
+//
 // The job runs on the worker thread with the slot and a record buffer to fill; it owns whatever
 // state it touches while a step is queued. An exception it throws is kept for Take with the records
 // it had made, and the steps queued behind it are dropped (the job is not called again until
@@ -44,6 +48,7 @@
 #ifndef SALTATION_HOOK_WORKER_H_
 #define SALTATION_HOOK_WORKER_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -85,13 +90,20 @@ class StepWorker {
 
   Job job_;
   std::vector<StepSlot> slots_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  size_t head_ = 0;       // the oldest queued slot
-  size_t queued_ = 0;     // slots [head_, head_ + queued_) (mod capacity) are the worker's
-  bool stop_ = false;
-  bool idle_ = false;     // the worker waits for a step (Push wakes it only then)
-  int waiters_ = 0;       // the caller waits in Acquire or Wait (the worker wakes it only then)
+  // slot (n mod capacity) holds the n-th step pushed; steps [done_, pushed_) are queued. The
+  // stepping thread's Acquire, Push and Take take no lock unless they must wait, wake the worker
+  // or take records (a control loop's step is not held by the worker's work)
+  // (on cache lines of their own: each is written by one thread and read by the other)
+  alignas(64) std::atomic<size_t> pushed_{0};  // written by the stepping thread
+  alignas(64) std::atomic<size_t> done_{0};    // written by the worker (and by Take, dropping after an error)
+  alignas(64) std::atomic<bool> failed_{false};  // an error waits for Take: no job runs, pushes are dropped
+  std::atomic<bool> news_{false};    // records or an error wait for Take
+  std::atomic<bool> idle_{false};    // the worker sleeps or is about to (Push wakes it only then)
+  std::atomic<bool> waiting_{false};  // the caller sleeps or is about to (the worker wakes it only then)
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;                 // guards error_, ready_ and the sleeps
+  std::condition_variable work_;     // the worker waits for a step
+  std::condition_variable room_;     // the caller waits for a slot or for the queue to empty
   std::exception_ptr error_;
   std::vector<HookEvent> ready_;  // records of the steps done, not taken yet
   std::thread thread_;
