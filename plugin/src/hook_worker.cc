@@ -161,8 +161,9 @@ void StepReplayer::Replay(const StepSlot& slot, SavedStep& before) {
   while (std::memcmp(&reached_[i], &slot.after[i], sizeof(mjtNum)) == 0) i++;
   throw NumericalError("the worker thread's replay of the step from t = " + std::to_string(time_before) +
                        " s diverged from the caller's mj_step (" + PartAt(model_, i) +
-                       " differs): the model's state is not all in mj_getState (sleeping, mjENBL_SLEEP) or a "
-                       "callback or plugin does not give the same step twice; use the hook without worker_thread");
+                       " differs): MuJoCo state that mj_getState does not carry (e.g. sleeping trees, mjENBL_SLEEP, "
+                       "after d was reset or edited) or a callback or plugin that does not give the same step "
+                       "twice; use the hook without worker_thread");
 }
 
 }  // namespace saltation

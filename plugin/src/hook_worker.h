@@ -43,7 +43,8 @@
 // Why the replay is the caller's step: the widened band adds contacts that are excluded from the
 // physics (margin − gap unchanged), and a step that fills the arena is retaken on the user's gaps,
 // so mj_step on either model gives the same state bit for bit; what mj_getState does not carry
-// (sleeping trees with mjENBL_SLEEP) or a callback or plugin that is not a function of that state
+// (sleeping trees with mjENBL_SLEEP, replayed alike only while the
+// replay's own mjData went through the same steps) or a callback or plugin that is not a function of that state
 // would make them differ, which the comparison reports.
 #ifndef SALTATION_HOOK_WORKER_H_
 #define SALTATION_HOOK_WORKER_H_
