@@ -54,6 +54,7 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
   std::vector<mjtNum> before(mj_stateSize(worker_model.get(), saltation::kWorkerStateBefore)),
       after(mj_stateSize(worker_model.get(), saltation::kWorkerStateAfter));
   double t_worker = 0, t_throughput = 0, t_throughput_plain = 0, t_capture = 0;
+  std::vector<double> block_ratios;  // each block's worker Step time over its plain mj_step time
   long captures = 0;
   saltation::DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(lazy_model.get())),
       d3(mj_makeData(eager_model.get())), d4(mj_makeData(unfiltered_model.get()));
@@ -90,6 +91,7 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
       mj_getState(worker_model.get(), d5.get(), after.data(), saltation::kWorkerStateAfter);
       auto t7 = Clock::now();
       t_worker += Seconds(t5 - t4);
+      block_ratios.push_back(Seconds(t5 - t4) / Seconds(t1 - t0));
       t_capture += Seconds(t7 - t6);
       captures++;
       t_plain += Seconds(t1 - t0);
@@ -118,6 +120,8 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
   state.counters["guard_steps_skipped"] = static_cast<double>(lazy.guard_solves_skipped()) / std::max(1L, lazy.guard_steps());
   if (hook) state.counters["ratio_eager_to_plain"] = t_eager / t_plain;
   state.counters["ratio_worker_step_to_plain"] = t_worker / t_plain;
+  std::nth_element(block_ratios.begin(), block_ratios.begin() + block_ratios.size() / 2, block_ratios.end());
+  state.counters["ratio_worker_step_median_to_plain"] = block_ratios.empty() ? 0 : block_ratios[block_ratios.size() / 2];
   state.counters["ratio_worker_throughput_to_plain"] = t_throughput / t_throughput_plain;
   state.counters["ratio_capture_to_plain"] = t_capture / (t_plain / steps * static_cast<double>(captures) / state.iterations());
   if (worker.events().size() != lazy.events().size()) state.SkipWithError("the worker hook's events differ from the hook's");

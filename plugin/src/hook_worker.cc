@@ -31,9 +31,10 @@ StepWorker::~StepWorker() {
 StepSlot& StepWorker::Acquire() {
   const size_t capacity = slots_.size();
   if (pushed_.load() - done_.load() >= capacity) {
+    // a full queue: sleep until it is half empty (one wake-up per capacity/2 steps, not per step)
     std::unique_lock<std::mutex> lock(mutex_);
     waiting_ = true;
-    room_.wait(lock, [&] { return pushed_.load() - done_.load() < capacity; });
+    room_.wait(lock, [&] { return pushed_.load() - done_.load() <= capacity / 2; });
     waiting_ = false;
   }
   return slots_[pushed_.load(std::memory_order_relaxed) % capacity];
@@ -113,7 +114,8 @@ void StepWorker::Run() {
       news_ = true;
     }
     if (!error) done_ = n + 1;
-    if (waiting_.load()) {
+    // the caller sleeps until the queue is half empty (Acquire) or empty (Wait)
+    if (waiting_.load() && pushed_.load() - done_.load() <= slots_.size() / 2) {
       { std::lock_guard<std::mutex> lock(mutex_); }
       room_.notify_all();
     }
