@@ -10,8 +10,9 @@
 //   StepWorker (capacity, prototype, job)   the queue (capacity copies of the prototype slot) and
 //                      the thread that runs job on each queued slot:
 //   Acquire ()         (stepping thread) => a free slot to fill: when every slot is queued, waits
-//                      until half of them are done (backpressure); the slot stays the caller's until Push (a slot acquired and
-//                      not pushed, its step having failed, is the one the next Acquire returns)
+//                      until half of them are done (backpressure); the slot stays the caller's
+//                      until Push (a slot acquired and not pushed, its step having failed, is the
+//                      one the next Acquire returns)
 //   Push ()            (stepping thread) => the acquired slot is queued for the worker (dropped
 //                      while an error is waiting for Take)
 //   Wait ()            => returns once every queued step is done (or dropped after an error)
