@@ -105,13 +105,13 @@ void StepWorker::Run() {
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.insert(ready_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
       records.clear();
+      news_ = true;  // before done_ moves: a Wait that sees the step done finds its news
       if (error) {
         error_ = error;
         failed_ = true;
         done_ = pushed_.load();  // the steps behind the failed one are dropped (those pushed
                                  // before the caller sees failed_: by Take)
       }
-      news_ = true;
     }
     if (!error) done_ = n + 1;
     // the caller sleeps until the queue is half empty (Acquire) or empty (Wait)
