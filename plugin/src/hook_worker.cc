@@ -101,19 +101,20 @@ void StepWorker::Run() {
     } catch (...) {
       error = std::current_exception();
     }
-    if (!records.empty() || error) {
+    const bool failed = error != nullptr;
+    if (!records.empty() || failed) {
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.insert(ready_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
       records.clear();
       news_ = true;  // before done_ moves: a Wait that sees the step done finds its news
-      if (error) {
-        error_ = error;
+      if (failed) {
+        error_ = std::move(error);  // the worker keeps no reference: the caller's thread ends the exception
         failed_ = true;
         done_ = pushed_.load();  // the steps behind the failed one are dropped (those pushed
                                  // before the caller sees failed_: by Take)
       }
     }
-    if (!error) done_ = n + 1;
+    if (!failed) done_ = n + 1;
     // the caller sleeps until the queue is half empty (Acquire) or empty (Wait)
     if (waiting_.load() && pushed_.load() - done_.load() <= slots_.size() / 2) {
       { std::lock_guard<std::mutex> lock(mutex_); }
