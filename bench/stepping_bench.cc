@@ -4,12 +4,14 @@
 // event) alongside for reference; and the same on-demand hook with its bookkeeping on the worker
 // thread (HookOptions::worker_thread).
 //   Stepping/<model>    counters ratio_on_demand_to_plain (the "stepping thread"),
-//                       ratio_worker_step_to_plain (the worker hook's Step alone, the queue never
-//                       full: blocks of 10 steps into a queue of 16, synced untimed between
+//                       ratio_worker_step_to_plain (the worker hook's Step alone: a plain mj_step
+//                       on the user's gaps and the capture; the worker replays the step and does
+//                       the bookkeeping; the queue never full: blocks of 10 steps into a queue of 16, synced untimed between
 //                       blocks: a control loop's latency), ratio_worker_throughput_to_plain (all
 //                       the steps into the default queue of 8, then Sync: Step + the wait, over
 //                       the whole run, against a plain run of the same steps timed just before),
-//                       ratio_copy_to_plain (the mj_copyData that hands a step to the worker),
+//                       ratio_capture_to_plain (what hands a step to the worker: the two
+//                       mj_getState of kWorkerStateBefore and kWorkerStateAfter, hook.h),
 //                       ratio_unfiltered_to_plain (the same without the release pre-filter,
 //                       HookOptions::release_prefilter), ratio_eager_to_plain, plain_us_per_step,
 //                       events
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include "bench_util.h"
 
@@ -47,9 +50,12 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
   saltation::HookOptions throughput_options = lazy_options;
   throughput_options.worker_thread = true;
   saltation::Hook throughput(worker_model.get(), throughput_options);
-  saltation::DataPtr d5(mj_makeData(worker_model.get())), scratch(mj_makeData(worker_model.get()));
-  double t_worker = 0, t_throughput = 0, t_throughput_plain = 0, t_copy = 0;
-  long copies = 0;
+  saltation::DataPtr d5(mj_makeData(worker_model.get()));
+  std::vector<mjtNum> before(mj_stateSize(worker_model.get(), saltation::kWorkerStateBefore)),
+      after(mj_stateSize(worker_model.get(), saltation::kWorkerStateAfter));
+  double t_worker = 0, t_throughput = 0, t_throughput_plain = 0, t_capture = 0;
+  std::vector<double> block_ratios;  // each block's worker Step time over its plain mj_step time
+  long captures = 0;
   saltation::DataPtr d1(mj_makeData(plain.get())), d2(mj_makeData(lazy_model.get())),
       d3(mj_makeData(eager_model.get())), d4(mj_makeData(unfiltered_model.get()));
   double t_plain = 0, t_lazy = 0, t_eager = 0, t_unfiltered = 0;
@@ -81,11 +87,13 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
       auto t5 = Clock::now();
       worker.Sync();  // untimed: the next block starts with an empty queue
       auto t6 = Clock::now();
-      mj_copyData(scratch.get(), worker_model.get(), d5.get());
+      mj_getState(worker_model.get(), d5.get(), before.data(), saltation::kWorkerStateBefore);
+      mj_getState(worker_model.get(), d5.get(), after.data(), saltation::kWorkerStateAfter);
       auto t7 = Clock::now();
       t_worker += Seconds(t5 - t4);
-      t_copy += Seconds(t7 - t6);
-      copies++;
+      block_ratios.push_back(Seconds(t5 - t4) / Seconds(t1 - t0));
+      t_capture += Seconds(t7 - t6);
+      captures++;
       t_plain += Seconds(t1 - t0);
       t_lazy += Seconds(t2 - t1);
       t_eager += Seconds(t3 - t2);
@@ -112,8 +120,10 @@ void Stepping(benchmark::State& state, const std::string& name, int steps, bool 
   state.counters["guard_steps_skipped"] = static_cast<double>(lazy.guard_solves_skipped()) / std::max(1L, lazy.guard_steps());
   if (hook) state.counters["ratio_eager_to_plain"] = t_eager / t_plain;
   state.counters["ratio_worker_step_to_plain"] = t_worker / t_plain;
+  std::nth_element(block_ratios.begin(), block_ratios.begin() + block_ratios.size() / 2, block_ratios.end());
+  state.counters["ratio_worker_step_median_to_plain"] = block_ratios.empty() ? 0 : block_ratios[block_ratios.size() / 2];
   state.counters["ratio_worker_throughput_to_plain"] = t_throughput / t_throughput_plain;
-  state.counters["ratio_copy_to_plain"] = t_copy / (t_plain / steps * static_cast<double>(copies) / state.iterations());
+  state.counters["ratio_capture_to_plain"] = t_capture / (t_plain / steps * static_cast<double>(captures) / state.iterations());
   if (worker.events().size() != lazy.events().size()) state.SkipWithError("the worker hook's events differ from the hook's");
   state.counters["events"] = static_cast<double>(lazy.events().size());
 }

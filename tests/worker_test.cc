@@ -1,10 +1,14 @@
 // The hook's worker thread (HookOptions::worker_thread): the same records, Ξ, Φ and mode as the
 // synchronous hook bit for bit, on every model of the suite and on a pile of 50 balls; on_event on
 // the caller's thread in time order; a worker's error thrown on the caller's thread; Reset mid-run;
-// destruction with a full queue.
+// destruction with a full queue. The worker replays the caller's steps: inputs set by the caller or
+// a Hook::controller, mocap moved and d's state edited between steps are replayed bit for bit, the
+// ArenaFallback's retaken steps too, and a replay that diverges is a NumericalError.
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,13 +68,21 @@ struct HookRun {
   Eigen::VectorXd qpos, qvel;
   Eigen::MatrixXd phi_rigid, phi_compliant, covariance;
   double phi_rigid_log_scale = 0, phi_compliant_log_scale = 0;
+  long narrow_steps = 0;
+  std::vector<mjtNum> after;  // d's state and inputs at the end (kWorkerStateBefore)
+  int ncon = 0;               // d's contacts at the end
 };
 
+// what the caller does before step k (inputs, edits of d's state); a per-step Hook::controller
+using CallerEdit = std::function<void(const mjModel*, mjData*, int)>;
+using Controller = std::function<void(const mjModel*, mjData*)>;
+
 HookRun RunHook(const mjModel* m, HookOptions options, bool worker, int steps, bool complete_in_handler = false,
-            int reset_at = -1) {
+            int reset_at = -1, const CallerEdit& edit = {}, const Controller& controller = {}) {
   options.worker_thread = worker;
   options.worker_queue = 3;
   Hook hook(m, options);
+  hook.controller = controller;
   DataPtr d(mj_makeData(m));
   if (m->nkey > 0) mj_resetDataKeyframe(m, d.get(), 0);
   HookRun run;
@@ -81,9 +93,14 @@ HookRun RunHook(const mjModel* m, HookOptions options, bool worker, int steps, b
     run.streamed.push_back(ev);
   };
   for (int k = 0; k < steps; k++) {
+    if (edit) edit(m, d.get(), k);
     if (k == reset_at) hook.Reset(d.get());
     hook.Step(d.get());
   }
+  run.narrow_steps = hook.narrow_steps();
+  run.after.resize(mj_stateSize(m, kWorkerStateBefore));
+  mj_getState(m, d.get(), run.after.data(), kWorkerStateBefore);
+  run.ncon = d->ncon;
   run.events = hook.events();  // waits for the worker
   run.mode = hook.mode();
   run.qpos = Eigen::Map<const Eigen::VectorXd>(d->qpos, m->nq);
@@ -101,6 +118,8 @@ void ExpectSame(const HookRun& sync, const HookRun& worker, const std::string& w
   EXPECT_EQ(Difference(sync.streamed, worker.streamed), "") << what << " (on_event)";
   EXPECT_EQ(ModeDifference(sync.mode, worker.mode), "") << what;
   EXPECT_TRUE(SameBits(sync.qpos, worker.qpos) && SameBits(sync.qvel, worker.qvel)) << what << ": physics";
+  EXPECT_TRUE(sync.after == worker.after) << what << ": d's state (time, act, warmstart, inputs, …)";
+  EXPECT_EQ(sync.narrow_steps, worker.narrow_steps) << what;
   EXPECT_TRUE(SameBits(sync.phi_rigid, worker.phi_rigid)) << what << ": rigid Phi";
   EXPECT_TRUE(SameBits(sync.phi_compliant, worker.phi_compliant)) << what << ": compliant Phi";
   EXPECT_TRUE(SameBits(sync.covariance, worker.covariance)) << what << ": covariance";
@@ -187,7 +206,7 @@ TEST_F(WorkerTest, ResetMidRunIsTheSynchronousOne) {
 }
 
 // an error on the worker's thread (here a MuJoCo error raised by a control callback while the
-// worker re-simulates a step) is thrown on the caller's thread by a later Step or wait, with the
+// worker replays a step) is thrown on the caller's thread by a later Step or wait, with the
 // records found before it delivered; the hook then starts afresh
 std::thread::id main_thread;
 void FailOffTheMainThread(const mjModel*, mjData*) {
@@ -202,7 +221,7 @@ TEST_F(WorkerTest, AWorkersErrorIsThrownOnTheCallersThread) {
   Hook hook(m.get(), options);
   DataPtr d(mj_makeData(m.get()));
   main_thread = std::this_thread::get_id();
-  mjcb_control = FailOffTheMainThread;  // the worker's re-simulation (a localisation) calls it
+  mjcb_control = FailOffTheMainThread;  // the worker's replay of the step calls it
   std::string message;
   int steps = 0;
   try {
@@ -235,6 +254,151 @@ TEST_F(WorkerTest, DestructionWithAFullQueue) {
     for (int k = 0; k < 6; k++) hook.Step(d.get());
   }
   SUCCEED();
+}
+
+// A model of its own for the caller's inputs: a mocap paddle the caller moves (a ball bouncing on
+// it), an actuated slider hopping on the floor under ctrl, and a ball on the floor the caller
+// teleports. Its margins are the hook's to widen (sphere, box, plane).
+constexpr const char* kInputsXml = R"(<mujoco><option timestep="0.002"/>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody><geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="paddle" mocap="true" pos="0 0 0.2"><geom type="box" size="0.15 0.15 0.01"/></body>
+    <body name="ball" pos="0.02 0 0.32"><freejoint/><geom type="sphere" size="0.04" mass="0.1"/></body>
+    <body name="hopper" pos="0.6 0 0.06"><joint name="z" type="slide" axis="0 0 1"/>
+      <geom type="sphere" size="0.05" mass="1"/></body>
+    <body name="stone" pos="-0.6 0 0.05"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="0.5"/></body>
+  </worldbody>
+  <actuator><motor name="push" joint="z" gear="1"/></actuator></mujoco>)";
+
+// the inputs at step k: the hopper pushed up in bursts, the paddle oscillating
+void SetInputs(const mjModel*, mjData* d, int k) {
+  d->ctrl[0] = k % 250 < 30 ? 40.0 : 0.0;
+  d->mocap_pos[2] = 0.2 + 0.03 * std::sin(2 * M_PI * 3 * d->time);
+}
+
+// the caller's edits of d's state between steps: the stone lifted and thrown at step 300, the
+// ball put back over the paddle at step 600, a push applied to the stone for a while
+void EditState(const mjModel* m, mjData* d, int k) {
+  if (k == 300) {
+    d->qpos[m->jnt_qposadr[3] + 2] = 0.4;  // the stone's freejoint
+    d->qvel[m->jnt_dofadr[3] + 0] = 0.5;
+  }
+  if (k == 600) {
+    d->qpos[m->jnt_qposadr[0] + 0] = 0.01;  // the ball's
+    d->qpos[m->jnt_qposadr[0] + 2] = 0.35;
+    for (int i = 0; i < 6; i++) d->qvel[m->jnt_dofadr[0] + i] = 0;
+  }
+  d->xfrc_applied[6 * 4 + 0] = (k >= 700 && k < 720) ? 3.0 : 0.0;  // the stone's body
+}
+
+// The caller sets ctrl and moves the mocap body directly, or a Hook::controller does, and edits
+// d's state between steps: the worker replays each step from what the caller left in d, so the
+// records, the mode and d are the synchronous hook's bit for bit, and d is a bare mj_step's run
+// with the same inputs and edits (its contact list included). (Checked to fail: with the mocap
+// or the control left out of kWorkerStateBefore the replay diverges and the worker reports it.)
+TEST_F(WorkerTest, TheCallersInputsAndEditsAreReplayed) {
+  ModelPtr m = LoadModelFromString(kInputsXml);
+  ASSERT_TRUE(m);
+  const int steps = 1200;
+  const CallerEdit direct = [](const mjModel* m, mjData* d, int k) {
+    SetInputs(m, d, k);
+    EditState(m, d, k);
+  };
+  const HookRun sync = RunHook(m.get(), {}, false, steps, false, -1, direct);
+  const HookRun worker = RunHook(m.get(), {}, true, steps, false, -1, direct);
+  ExpectSame(sync, worker, "inputs set by the caller");
+  // events on the paddle (moved), the hopper (ctrl) and the stone (edited) all along the run
+  int paddle = 0, hopper = 0, late = 0;
+  const int paddle_geom = mj_name2id(m.get(), mjOBJ_BODY, "paddle"), hopper_body = mj_name2id(m.get(), mjOBJ_BODY, "hopper");
+  for (const HookEvent& ev : sync.events) {
+    if (ev.kind != EventKind::kTouchdown) continue;
+    for (int g : {ev.contact.geom1, ev.contact.geom2}) {
+      paddle += m->geom_bodyid[g] == paddle_geom;
+      hopper += m->geom_bodyid[g] == hopper_body;
+    }
+    late += ev.time > 600 * m->opt.timestep;
+  }
+  EXPECT_GT(paddle, 2);
+  EXPECT_GT(hopper, 2);
+  EXPECT_GT(late, 2);
+
+  // the same inputs from a Hook::controller (the caller still edits the state)
+  int k_seen = 0;
+  const Controller controller = [&k_seen](const mjModel* m, mjData* d) { SetInputs(m, d, k_seen++); };
+  const CallerEdit edits = [](const mjModel* m, mjData* d, int k) { EditState(m, d, k); };
+  const HookRun sync_c = RunHook(m.get(), {}, false, steps, false, -1, edits, controller);
+  k_seen = 0;
+  const HookRun worker_c = RunHook(m.get(), {}, true, steps, false, -1, edits, controller);
+  ExpectSame(sync_c, worker_c, "inputs set by Hook::controller");
+  EXPECT_EQ(Difference(sync.events, worker_c.events), "") << "the controller gives what the caller gave";
+
+  // d is a bare run's: mj_step with the same inputs and edits
+  DataPtr bare(mj_makeData(m.get()));
+  for (int k = 0; k < steps; k++) {
+    direct(m.get(), bare.get(), k);
+    mj_step(m.get(), bare.get());
+  }
+  std::vector<mjtNum> state(mj_stateSize(m.get(), kWorkerStateBefore));
+  mj_getState(m.get(), bare.get(), state.data(), kWorkerStateBefore);
+  EXPECT_TRUE(state == worker.after) << "the worker hook's d is not the bare run's";
+  EXPECT_EQ(bare->ncon, worker.ncon) << "the worker hook's d lists the bare run's contacts";
+}
+
+// a crowd of 120 bodies whose contacts fit a 400K arena while the hook's widened band does not:
+// every step is retaken on the user's gaps (ArenaFallback), on the worker by its replay
+std::string Crowd() {
+  std::string xml = R"(<mujoco><size memory="400K"/><option timestep="0.002"/>
+  <worldbody><geom type="plane" size="3 3 0.1"/>)";
+  const char* geoms[] = {R"(<geom type="sphere" size="0.05"/>)", R"(<geom type="capsule" size="0.04 0.05"/>)",
+                         R"(<geom type="box" size="0.05 0.05 0.05"/>)"};
+  for (int i = 0; i < 120; i++) {
+    char body[400];
+    std::snprintf(body, sizeof(body), R"(<body pos="%g %g %g" euler="%d %d 0"><freejoint/>%s</body>)", (i % 8) * 0.13 - 0.5,
+                  ((i / 8) % 5) * 0.13 - 0.3, 0.1 + 0.13 * (i / 40), (5 * i) % 30, (13 * i) % 30, geoms[i % 3]);
+    xml += body;
+  }
+  return xml + "</worldbody></mujoco>";
+}
+
+TEST_F(WorkerTest, StepsWhoseBandFillsTheArenaAreRetakenByTheReplay) {
+  ModelPtr m = LoadModelFromString(Crowd());
+  ASSERT_TRUE(m);
+  HookOptions options;
+  options.xi_on_demand = true;
+  const HookRun sync = RunHook(m.get(), options, false, 8);
+  const HookRun worker = RunHook(m.get(), options, true, 8);
+  EXPECT_EQ(sync.narrow_steps, 8);
+  ExpectSame(sync, worker, "a crowd whose band fills the arena");
+}
+
+// A step the worker's replay does not reproduce (here a control callback that gives the worker's
+// thread another control than the caller's) is a NumericalError naming the step's time and what
+// differs, thrown on the caller's thread: never records computed from another trajectory than the
+// caller's. (Checked to fail without the replay's comparison: no error, silently other numbers.)
+std::thread::id caller_thread;
+void OtherControlOffTheCallersThread(const mjModel*, mjData* d) {
+  d->ctrl[0] = std::this_thread::get_id() == caller_thread ? 40.0 : 0.0;
+}
+
+TEST_F(WorkerTest, AReplayThatDivergesIsANumericalError) {
+  ModelPtr m = LoadModelFromString(kInputsXml);
+  ASSERT_TRUE(m);
+  HookOptions options;
+  options.worker_thread = true;
+  Hook hook(m.get(), options);
+  DataPtr d(mj_makeData(m.get()));
+  caller_thread = std::this_thread::get_id();
+  mjcb_control = OtherControlOffTheCallersThread;
+  std::string message;
+  try {
+    for (int k = 0; k < 20; k++) hook.Step(d.get());
+    hook.Sync();
+  } catch (const NumericalError& e) {
+    message = e.what();
+  }
+  mjcb_control = nullptr;
+  EXPECT_NE(message.find("diverged from the caller's mj_step (qpos differs)"), std::string::npos) << message;
+  EXPECT_NE(message.find("t = 0.000000 s"), std::string::npos) << message;
 }
 
 TEST_F(WorkerTest, AQueueOfNoStepsIsAConfigError) {

@@ -48,6 +48,10 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
   stepped_model_.reset(mj_copyModel(nullptr, user_model));
   arena_ = std::make_unique<ArenaFallback>(user_model);
   if (!stepped_model_) throw MujocoError("could not copy the model");
+  if (options_.worker_thread) {
+    plain_model_.reset(mj_copyModel(nullptr, user_model));  // the stepping thread's: the user's gaps
+    if (!plain_model_) throw MujocoError("could not copy the model");
+  }
   mjModel* m = stepped_model_.get();
   m_ = m;
   if (options_.covariance && options_.propagation == Propagation::kEvents) options_.propagation = Propagation::kRigid;
@@ -76,8 +80,8 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
   }
   if (options_.worker_thread) {
     if (!(options_.worker_queue >= 1)) throw ConfigError("the worker queue must hold at least one step");
-    // the Resimulator writes its model's timestep during a call, and the stepping thread's
-    // ArenaFallback its gaps: each thread has its own copy
+    // the worker's own copy of the widened model: the Resimulator writes its timestep during a
+    // call and the replay's ArenaFallback its gaps, while the caller's thread reads m
     resim_model_.reset(mj_copyModel(nullptr, m));
     if (!resim_model_) throw MujocoError("could not copy the model");
   }
@@ -89,10 +93,14 @@ Hook::Hook(const mjModel* user_model, const HookOptions& options) : options_(opt
   cur_ = std::make_unique<SavedStep>();
   guards_ = std::make_unique<StepGuards[]>(3);
   if (options_.worker_thread) {
-    worker_ = std::make_unique<StepWorker>(options_.worker_queue, [this](StepSlot& slot, std::vector<HookEvent>& records) {
-      std::swap(*cur_, slot.before);  // x_k (the slot takes the buffers of x_{k−2} to reuse)
+    replayer_ = std::make_unique<StepReplayer>(resim_model_.get(), *arena_);
+    StepSlot prototype;  // sized once: the stepping thread's saves allocate nothing
+    prototype.before.resize(static_cast<size_t>(mj_stateSize(m, kWorkerStateBefore)));
+    prototype.after.resize(static_cast<size_t>(mj_stateSize(m, kWorkerStateAfter)));
+    worker_ = std::make_unique<StepWorker>(options_.worker_queue, prototype, [this](StepSlot& slot, std::vector<HookEvent>& records) {
       try {
-        Bookkeep(slot.after.get(), slot.dt);
+        replayer_->Replay(slot, *cur_);  // x_k into cur_, then MuJoCo's step from it, checked
+        Bookkeep(replayer_->data(), slot.dt);
       } catch (...) {
         records.swap(found_);
         throw;
@@ -142,7 +150,7 @@ void Hook::Step(mjData* d) {
   if (!(dt > 0) || !std::isfinite(dt)) {
     throw ConfigError("the model's timestep must be positive and finite, not " + std::to_string(dt) + " s");
   }
-  if (controller) controller(m_, d);
+  if (controller) controller(m_, d);  // (with the worker too: m_ is then written by no one)
   if (!started_) Reset(d);
   if (!options_.keep_events) events_.clear();
   if (worker_) {
@@ -174,28 +182,22 @@ void Hook::Deliver(std::vector<HookEvent>& records) {
 
 void Hook::Advance(mjData* d) {
   Capture(m_, d, *cur_);
-  StepMuJoCo(d);
+  StepMuJoCo(d, false);
   Bookkeep(d, m_->opt.timestep);
 }
 
 void Hook::StepWorkerThread(mjData* d) {
+  const mjModel* m = plain_model_.get();
   StepSlot& slot = worker_->Acquire();  // waits while worker_queue steps are queued
-  Capture(m_, d, slot.before);
+  mj_getState(m, d, slot.before.data(), kWorkerStateBefore);  // what the worker replays the step from
   try {
-    StepMuJoCo(d);
+    StepMuJoCo(d, true);
   } catch (...) {
     Collect(false);  // what the worker finished is still reported (its own error first)
     throw;
   }
-  // everything the bookkeeping reads of d after the step (contacts, constraint rows and forces,
-  // M's factor, kinematics, velocities): the whole mjData, made on first use and then reused
-  if (slot.after) {
-    mj_copyData(slot.after.get(), m_, d);
-  } else {
-    slot.after.reset(mj_copyData(nullptr, m_, d));
-    if (!slot.after) throw MujocoError("could not copy the data for the worker thread");
-  }
-  slot.dt = m_->opt.timestep;
+  mj_getState(m, d, slot.after.data(), kWorkerStateAfter);  // what the replay must reach
+  slot.dt = m->opt.timestep;
   worker_->Push();
   Collect(false);
 }
@@ -223,12 +225,16 @@ void Hook::Settle() const {
   if (worker_) const_cast<Hook*>(this)->Sync();  // a wait: nothing the caller sees is changed but what Sync delivers
 }
 
-void Hook::StepMuJoCo(mjData* d) {
+void Hook::StepMuJoCo(mjData* d, bool plain) {
   const double dt = m_->opt.timestep;
   const double time_before = d->time;
   const int resets_before = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
                             d->warning[mjWARN_BADQACC].number;
-  arena_->Step(m_, d);  // mj_step(m_, d), retaken on the user's gaps when the band fills the arena
+  if (plain) {
+    mj_step(plain_model_.get(), d);  // the user's physics; the worker replays it widened
+  } else {
+    arena_->Step(m_, d);  // mj_step(m_, d), retaken on the user's gaps when the band fills the arena
+  }
   const int resets = d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
                      d->warning[mjWARN_BADQACC].number - resets_before;
   if (resets > 0) {
@@ -336,7 +342,7 @@ double Hook::phi_t0() const { return Settle(), chains_->t0(); }
 double Hook::phi_time() const { return Settle(), chains_->time(); }
 const Eigen::MatrixXd& Hook::covariance() const { return Settle(), chains_->covariance(); }
 const Eigen::MatrixXd& Hook::covariance_dreset() const { return Settle(), chains_->covariance_dreset(); }
-long Hook::narrow_steps() const { return arena_->narrow_steps(); }  // the stepping thread's own
+long Hook::narrow_steps() const { return Settle(), arena_->narrow_steps(); }  // the worker's, with it
 long Hook::guard_solves_skipped() const { return Settle(), crossings_->skipped(); }
 long Hook::guard_steps() const { return Settle(), crossings_->evaluated(); }
 const RestitutionTable& Hook::restitution() const { return Settle(), restitution_; }

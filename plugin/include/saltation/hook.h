@@ -24,14 +24,21 @@
 // t_{k−1} (LocateCrossing, root_finding.h). Ξ is the rigid model's at the localised MuJoCo state,
 // computed by the same functions the exact integrator uses (events.h).
 //
-// Worker thread (HookOptions::worker_thread): Step runs the controller, mj_step and its checks
-// (their errors are thrown by that Step, as without it), copies MuJoCo's data after the step into
-// a queue slot (mj_copyData) and returns; a thread of the hook's own does the bookkeeping of the
-// queued steps in step order, on its own state. Step waits only when worker_queue steps are
-// queued. The results are those of the synchronous hook bit for bit, whatever the timing (events,
-// Ξ, Φ, the mode). What reads the bookkeeping's results waits for the worker to finish every step
-// taken so far: Sync(), events(), CompletedEvent, mode(), phi_*, covariance*, restitution(),
-// EffectiveRestitution, guard_*; the references they return are valid until the next Step. Records
+// Worker thread (HookOptions::worker_thread): Step runs the controller, a plain mj_step on a copy of
+// the user's model with its own margins and gaps (d is then bitwise what a bare mj_step gives, its
+// contact list included) and its checks (their errors are thrown by that Step, as without it),
+// saves MuJoCo's state before and after the step into a queue slot (mj_getState, kWorkerState*
+// below: no copy of mjData) and returns. A thread of the hook's own replays each queued step from
+// its saved state on its own mjData with the hook's widened model, exactly as the synchronous
+// Step takes it (ArenaFallback included), checks that it reaches the caller's state bit for bit
+// (a NumericalError "diverged" otherwise: e.g. MuJoCo's sleeping, whose state mj_getState does
+// not carry) and does the bookkeeping, in step order. So the caller may edit d (state, ctrl,
+// applied forces, mocap) between steps as without the worker. Step waits only when worker_queue
+// steps are queued. The results are those of the synchronous hook bit for bit, whatever the
+// timing (events, Ξ, Φ, the mode). What reads the bookkeeping's results waits for the worker to
+// finish every step taken so far: Sync(), events(), CompletedEvent, mode(), phi_*, covariance*,
+// restitution(), EffectiveRestitution, guard_*, narrow_steps(); the references they return are
+// valid until the next Step. Records
 // are passed to on_event on the caller's thread, in time order, at the Step or wait that finds
 // them done (Sync in a handler waits without delivering). An error of the worker (MujocoError, …)
 // is thrown on the caller's thread by the next Step or wait, after the records made before it are
@@ -57,6 +64,11 @@
 
 namespace saltation {
 
+// what the worker thread's Step saves of d (mj_getState): before the step, everything mj_step
+// reads (state, inputs, warmstart); after it, the state it reached, for the replay's check
+inline constexpr int kWorkerStateBefore = mjSTATE_INTEGRATION;
+inline constexpr int kWorkerStateAfter = mjSTATE_FULLPHYSICS | mjSTATE_WARMSTART;
+
 struct SavedStep;
 struct StepGuards;
 struct Crossing;
@@ -66,6 +78,7 @@ class ContactTracker;
 class ChainPropagator;
 class ArenaFallback;
 class StepWorker;
+class StepReplayer;
 struct StepSlot;
 
 class Hook {
@@ -123,7 +136,7 @@ class Hook {
   // rows) where the user's model does not: Step retook them with the user's own gaps, so d is
   // what a bare mj_step gives (arena_fallback.h); near-contacts are not listed in those steps,
   // touchdowns in them are still reported (localised by the rigid model's guard, else at onset)
-  long narrow_steps() const;
+  long narrow_steps() const;  // (with the worker: waits for it; the worker's replays are the steps)
   // steps whose per-step rigid-force solve the release pre-filter skipped (HookOptions::
   // release_prefilter), and the steps that had a mode to solve for
   long guard_solves_skipped() const;
@@ -158,8 +171,10 @@ class Hook {
   std::shared_ptr<HookDeferred> Defer(const SavedStep& base) const;
   void Emit(HookEvent ev);
   void Advance(mjData* d);          // the synchronous Step: Capture, StepMuJoCo, Bookkeep
-  void StepWorkerThread(mjData* d);  // the worker's Step: Capture, StepMuJoCo, a queued copy of d
-  void StepMuJoCo(mjData* d);        // the controller's inputs held: arena_->Step and its checks
+  void StepWorkerThread(mjData* d);  // the worker's Step: state saved, plain mj_step and its checks, state saved, queued
+  // the controller's inputs held: arena_->Step on the widened model (synchronous), or mj_step on
+  // the user's own copy (worker thread), and the checks of both
+  void StepMuJoCo(mjData* d, bool plain);
   // the bookkeeping of one step, from cur_ (x_k) and MuJoCo's data after the step: its records
   // into found_, sorted by time (also when it throws); on the worker thread with worker_thread
   void Bookkeep(const mjData* after, double dt);
@@ -170,7 +185,8 @@ class Hook {
   Data& XiData();                    // CompleteXi's workspace (the caller's own with the worker)
 
   ModelPtr stepped_model_;  // the copy Step passes to mj_step (widened margins and gaps)
-  std::unique_ptr<ArenaFallback> arena_;  // retakes a step that filled the arena, on the user's gaps
+  std::unique_ptr<ArenaFallback> arena_;  // retakes a step that filled the arena, on the user's gaps (the worker's, with it)
+  ModelPtr plain_model_;    // with the worker: the stepping thread's copy of the user's model (its own margins and gaps)
   mjModel* m_ = nullptr;    // stepped_model_.get()
   HookOptions options_;
   std::unique_ptr<Model> model_;
@@ -180,7 +196,7 @@ class Hook {
   std::string untracked_summary_;
   double force_tol_ = 0;
   bool lazy_ = false;      // Ξ on demand in effect
-  ModelPtr resim_model_;  // with the worker: the Resimulator's own copy (it writes the timestep)
+  ModelPtr resim_model_;  // with the worker: the worker's own copy (the Resimulator writes its timestep, ArenaFallback its gaps)
   std::unique_ptr<Resimulator> resim_;
   std::unique_ptr<CrossingFinder> crossings_;
   std::unique_ptr<ContactTracker> tracker_;
@@ -198,6 +214,7 @@ class Hook {
   long step_index_ = 0;
   bool delivering_ = false;        // on_event is running
   std::unique_ptr<Data> xi_data_;  // CompleteXi's, with the worker (made on first use)
+  std::unique_ptr<StepReplayer> replayer_;  // with the worker: its replay of the caller's steps
   std::unique_ptr<StepWorker> worker_;  // last: stopped before the state its job uses goes
 };
 
