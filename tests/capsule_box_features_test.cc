@@ -8,7 +8,7 @@
 // line meets the edge's line below the end, so no interior point). The end sphere is edge_test's
 // ball:
 //  - fast (v₀² > g r): it leaves at the edge, t = x₀/v₀, Ξ = I but Ξ[v_z, x] = −g/v₀;
-//  - slow (v₀² < g r): "cap on face" → "cap on edge" at t = x₀/v₀ with Ξ[v_z, x] = −v₀/r, and it
+//  - slow (v₀² < g r): "cap-face" → "cap-edge" at t = x₀/v₀ with Ξ[v_z, x] = −v₀/r, and it
 //    leaves at cos θ* = (v₀²/(g r) + 2)/3, t* = x₀/v₀ + ∫₀^θ* r dθ/v(θ), Ξ = I.
 // Without the capsule–box features the reference has no event at the edge (the bias stencil looks
 // past the edge, and the end's own point goes round it unnoticed).
@@ -63,14 +63,14 @@ TEST_F(CapsuleBoxFeatures, UprightCapsuleLeavesTheBenchOverItsEdge) {
     HybridState s = sim.Initialize(PostState(-x0, v0));
     ASSERT_EQ(s.mode.contacts.size(), 1u);
     ASSERT_TRUE(HasFeatures(m.get(), s.mode.contacts[0]));
-    EXPECT_STREQ(FeatureName(s.mode.contacts[0].feature), "cap on face");
+    EXPECT_STREQ(FeatureName(s.mode.contacts[0].feature), "cap-face");
     const std::vector<RigidEvent> events = sim.Advance(s, x0 / v0 + 0.3);
     const bool fast = v0 * v0 > kG * kR;
     ASSERT_EQ(events.size(), fast ? 1u : 2u) << "v0 " << v0;
     const RigidEvent& on = events[0];
     EXPECT_EQ(on.kind, fast ? EventKind::kLiftoff : EventKind::kFeature) << "v0 " << v0;
-    EXPECT_STREQ(FeatureName(on.feature_before), "cap on face");
-    EXPECT_STREQ(FeatureName(on.feature_after), "cap on edge");
+    EXPECT_STREQ(FeatureName(on.feature_before), "cap-face");
+    EXPECT_STREQ(FeatureName(on.feature_after), "cap-edge");
     const double on_error = (on.xi.Dense() - XiWithEntry(fast ? -kG / v0 : -v0 / kR)).cwiseAbs().maxCoeff();
     EXPECT_NEAR(on.time, x0 / v0, 1e-9) << "v0 " << v0;
     EXPECT_NEAR(on.x_minus.qpos(0), 0, 1e-9) << "v0 " << v0;
@@ -158,7 +158,7 @@ TEST_F(CapsuleBoxFeatures, FeaturePointIsTheOwnPointAndGuardGradientItsDerivativ
       EXPECT_NEAR(p.gap, point.gap, 1e-12) << name;
       EXPECT_EQ(p.condim, point.condim);
       const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
-      EXPECT_EQ(guards.count, name == "cap on face" ? 5 : name == "cap on edge" ? 4 : 3) << name;
+      EXPECT_EQ(guards.count, name == "cap-face" ? 5 : name == "cap-edge" ? 4 : 3) << name;
       for (int j = 0; j < guards.count; j++) EXPECT_GT(guards.guard[j].value, 0) << name << " guard " << j;
       for (int j = 0; j < guards.count; j++) {
         EvaluatePosition(model, d, q.data());
@@ -172,9 +172,9 @@ TEST_F(CapsuleBoxFeatures, FeaturePointIsTheOwnPointAndGuardGradientItsDerivativ
   std::printf("[ capsule box ] end regions seen:");
   for (const auto& [name, n] : seen) std::printf(" %s %d", name.c_str(), n);
   std::printf("; interior points (no feature) %d\n", interior);
-  EXPECT_GE(seen["cap on face"], 5);
-  EXPECT_GE(seen["cap on edge"], 5);
-  EXPECT_GE(seen["cap on vertex"], 5);
+  EXPECT_GE(seen["cap-face"], 5);
+  EXPECT_GE(seen["cap-edge"], 5);
+  EXPECT_GE(seen["cap-vertex"], 5);
 }
 
 }  // namespace

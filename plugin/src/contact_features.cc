@@ -121,7 +121,7 @@ const char* FeatureName(int feature) {
   if (feature >= kSegmentFeatureBase && feature < kCapsuleEndBase) return SegmentFeatureName(feature);
   int clamped = 0;
   for (int a = 0; a < 3; a++) clamped += Sigma(feature, a) != 0;
-  if (CapsuleEnd(feature)) return clamped == 1 ? "cap on face" : clamped == 2 ? "cap on edge" : "cap on vertex";
+  if (CapsuleEnd(feature)) return clamped == 1 ? "cap-face" : clamped == 2 ? "cap-edge" : "cap-vertex";
   return clamped == 1 ? "face" : clamped == 2 ? "edge" : "vertex";
 }
 

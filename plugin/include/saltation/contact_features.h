@@ -5,8 +5,8 @@
 // cylinder or is clamped to an end, on its cap — codes 27–35, named "cylinder", "cap" (one end
 // clamped), "caps" (both). (3) A capsule (geom1) on a box (geom2), our own points
 // (capsule_box_points.cc): a point of one of the capsule's end spheres is (1) with the sphere's
-// centre at that end — codes 36 + box code (the end at −h) and 63 + box code (at +h), named "cap on
-// face", "cap on edge", "cap on vertex"; the point is told by the nearest anchor among the pair's
+// centre at that end — codes 36 + box code (the end at −h) and 63 + box code (at +h), named
+// "cap-face", "cap-edge", "cap-vertex"; the point is told by the nearest anchor among the pair's
 // own points. The segment's interior points (a capsule lying across a box edge or corner) have no
 // feature (−1): their own point is used as the geometry gives it. Every function below serves all
 // three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end").
@@ -26,8 +26,8 @@
 //                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2)
 //   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs, a centre inside
 //                                    or a capsule's interior point on a box
-//   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap on face",
-//                                    "cap on edge", "cap on vertex" ("" for −1)
+//   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap-face",
+//                                    "cap-edge", "cap-vertex" ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
 //                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
 //                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
