@@ -36,7 +36,7 @@ struct Emitter {
   size_t first;  // the pair's first point in `out`
   std::vector<SurfacePoint>& out;
 
-  void operator()(const Vec3& on_box, const Vec3& outward, double sep) const {
+  void operator()(const Vec3& on_box, const Vec3& outward, double sep, int end = 0) const {
     const double dist = sep - radius;
     if (!(dist < band)) return;
     const Vec3 pos = xb + Rb * (on_box + 0.5 * dist * outward);
@@ -47,6 +47,7 @@ struct Emitter {
     s.pos = pos;
     s.normal = -(Rb * outward);  // capsule → box
     s.dist = dist;
+    s.end = end;
   }
 };
 
@@ -73,7 +74,7 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
   // the end spheres: each centre's signed distance to the box, minus the radius
   for (const double t : {-h, h}) {
     const BoxDistance e = SignedDistanceToBox(c + t * a, half);
-    emit(e.surface, e.outward, e.dist);
+    emit(e.surface, e.outward, e.dist, t > 0 ? 1 : -1);
   }
 
   // the segment's interior against each edge (axis i, at the signs s of the other two axes): the

@@ -57,6 +57,7 @@ struct SurfacePoint {
   Eigen::Vector3d pos;     // midpoint between the two surfaces (world)
   Eigen::Vector3d normal;  // unit, from geom1 (the height field, plane, capsule) towards geom2 (world)
   double dist = 0;         // signed distance between the surfaces (negative: penetrating)
+  int end = 0;             // a capsule–box point of an end sphere: −1 (+1) the end at −h (+h); 0 otherwise
 };
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:

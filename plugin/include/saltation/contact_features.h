@@ -1,9 +1,15 @@
 // Features of the contact geometry as part of the rigid mode (theory.md §9, issue 14 items 2–3).
 //
-// Two families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on a
-// capsule (plugin/src/segment_features.h): whether each capsule's nearest point lies on its
-// cylinder or is clamped to an end, on its cap — codes from 27 on, named "cylinder", "cap" (one
-// end clamped), "caps" (both). Every function below serves both; the contracts are the same.
+// Three families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on
+// a capsule (plugin/src/segment_features.h): whether each capsule's nearest point lies on its
+// cylinder or is clamped to an end, on its cap — codes 27–35, named "cylinder", "cap" (one end
+// clamped), "caps" (both). (3) A capsule (geom1) on a box (geom2), our own points
+// (capsule_box_points.cc): a point of one of the capsule's end spheres is (1) with the sphere's
+// centre at that end — codes 36 + box code (the end at −h) and 63 + box code (at +h), named
+// "cap-face", "cap-edge", "cap-vertex"; the point is told by the nearest anchor among the pair's
+// own points. The segment's interior points (a capsule lying across a box edge or corner) have no
+// feature (−1): their own point is used as the geometry gives it. Every function below serves all
+// three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end").
 //
 // Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
 // constraint's curvature: the distance is smooth across the boundary between two features (it and
@@ -16,10 +22,12 @@
 // +size_a; its code is Σ (σ_a + 1)·3^a. One clamped axis is a face, two an edge, three a vertex;
 // none (the centre inside the box) is not a feature (−1: MuJoCo's own point is used).
 //
-//   HasFeatures   (m, id)         => whether the pair has features: a sphere (geom1) on a box (geom2),
-//                                    a sphere or a capsule (geom1) on a capsule (geom2)
-//   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre inside
-//   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps" ("" for −1)
+//   HasFeatures   (m, id)         => whether the pair has features: a sphere or a capsule (geom1) on a
+//                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2)
+//   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs, a centre inside
+//                                    or a capsule's interior point on a box
+//   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap-face",
+//                                    "cap-edge", "cap-vertex" ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
 //                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
 //                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
@@ -32,6 +40,7 @@
 //   WithFeatures  (m, d, contacts) => contacts with feature −1 of a featured pair resolved at d
 //   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
+// (FeatureAt of a capsule–box pair computes the pair's own points in a thread-local buffer.)
 #ifndef SALTATION_CONTACT_FEATURES_H_
 #define SALTATION_CONTACT_FEATURES_H_
 
