@@ -25,8 +25,9 @@ class Hook:
     Q = process_noise·dt·I per step). controller: None, or a per-step controller ``f(model, data)``
     that sets ``data.ctrl`` from data's state; step calls it before each step (MuJoCo holds the
     controls over the step; the events' Ξ use them). worker_thread: the bookkeeping on a thread of
-    the hook's own (step pays MuJoCo's step and a copy of its data; events, Φ and the mode are the
-    same bit for bit, and reading them waits for the worker; an error of the worker is raised by a
+    the hook's own (step pays a bare MuJoCo step and two ``mj_getState`` captures; the worker
+    replays the step with the hook's widened gaps and checks it reaches the same state; events,
+    Φ and the mode are the same bit for bit, and reading them waits for the worker; an error of the worker is raised by a
     later step or read).
     """
 
