@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   bench::RegisterConstruct();
   bench::RegisterPlugin();
   bench::RegisterRigid();
+  bench::RegisterRecord();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

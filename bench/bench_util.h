@@ -46,6 +46,7 @@ void RegisterPhi();
 void RegisterConstruct();
 void RegisterPlugin();
 void RegisterRigid();
+void RegisterRecord();
 
 }  // namespace bench
 

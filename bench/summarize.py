@@ -63,6 +63,10 @@ KEYS = [
     ("rigid_pile25_s", "RigidPile/25", "run_s", "rigid reference, pile of 25 bodies, 0.3 s (s; quick: 0.2 s)", ""),
     ("rigid_pile50_s", "RigidPile/50", "run_s", "  … 50 bodies (s)", ""),
     ("rigid_pile100_s", "RigidPile/100", "run_s", "  … 100 bodies (s)", ""),
+    ("record_eager_humanoid100", "RecordEager/humanoid100", "ratio_eager_to_plain",
+     "record humanoid100, 1 s, Ξ at every event / MuJoCo alone", "≤ 20×"),
+    ("record_eager_peak_mib_humanoid100", "RecordEager/humanoid100", "peak_extra_mib",
+     "  … the heap it held at most (MiB)", ""),
     ("plugin_over_plain_humanoid", "PluginOverhead/humanoid", "ratio_plugin_to_plain",
      "mj_step with the engine plugin / without, humanoid", ""),
 ]
