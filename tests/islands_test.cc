@@ -2,6 +2,7 @@
 // island gives exactly the event of the robot alone, with Ξ the identity on every other tree.
 #include <Eigen/SVD>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,58 @@ TEST(Islands, TouchdownAmongRestingBodiesIsTheRobotsAlone) {
   }
   EXPECT_LE(leg_error, 1e-12 * scale);
   EXPECT_EQ(other_error, 0.0);
+}
+
+// DΔ of a touchdown among resting bodies is restricted to the event's island (ResetJacobian::dofs:
+// the leg's trees), exactly the identity off it, and Ξ's products read only the island's blocks:
+// Apply, ApplyTranspose, the correction and Norm agree to 1e-12 with the same Ξ taken as dense
+// (every dof), on vectors that are non-zero on every coordinate
+TEST(Islands, RestrictedResetProductsEqualTheDenseOnes) {
+  ModelPtr m = LoadModelFromString(Scene(4));
+  Model model(m.get());
+  Data data(model);
+  const State x = LegTouching(m.get());
+  Mode resting;
+  for (int k = 0; k < 4; k++) resting.contacts.push_back(Contact(model, data, x, "ball" + std::to_string(k)));
+  const RigidEvent ev = TouchdownEvent(model, data, RestitutionTable(model), x, resting,
+                                       Contact(model, data, x, "foot"), 1e-9, DefaultForceTolerance(m.get()));
+  ASSERT_TRUE(ev.complete);
+  const int nv = m->nv, ndx = model.ndx();
+  const ResetJacobian& reset = ev.xi.reset;
+  ASSERT_TRUE(reset.Restricted());
+  EXPECT_EQ(reset.dofs, ev.island.dofs);
+  EXPECT_EQ(static_cast<int>(reset.dofs.size()), 7);  // the leg: free trunk and knee
+  // off the island: exactly the identity
+  std::vector<char> in(nv, 0);
+  for (int i : reset.dofs) in[i] = 1;
+  double off = 0;
+  for (int r = 0; r < nv; r++) {
+    for (int c = 0; c < nv; c++) {
+      if (in[r] && in[c]) continue;
+      off = std::max({off, std::abs(reset.dv_dq(r, c)), std::abs(reset.dv_dv(r, c) - (r == c ? 1.0 : 0.0))});
+    }
+  }
+  EXPECT_EQ(off, 0.0);
+
+  SaltationMatrix dense = ev.xi;
+  dense.reset.all_dofs = true;  // the same numbers, every dof read
+  ASSERT_FALSE(dense.reset.Restricted());
+  const Eigen::MatrixXd xi = dense.Dense();
+  ASSERT_GT((xi - Eigen::MatrixXd::Identity(ndx, ndx)).cwiseAbs().maxCoeff(), 0.1);  // not trivial
+  std::srand(7);
+  for (int trial = 0; trial < 3; trial++) {
+    const Eigen::VectorXd dx = Eigen::VectorXd::Random(ndx) + Eigen::VectorXd::Constant(ndx, 2.0);
+    const Eigen::VectorXd a = ev.xi.Apply(dx), b = dense.Apply(dx), c = xi * dx;
+    EXPECT_LE((a - b).cwiseAbs().maxCoeff(), 1e-12 * b.cwiseAbs().maxCoeff());
+    EXPECT_LE((a - c).cwiseAbs().maxCoeff(), 1e-12 * c.cwiseAbs().maxCoeff());
+    const Eigen::VectorXd at = ev.xi.ApplyTranspose(dx), bt = dense.ApplyTranspose(dx), ct = xi.transpose() * dx;
+    EXPECT_LE((at - bt).cwiseAbs().maxCoeff(), 1e-12 * bt.cwiseAbs().maxCoeff());
+    EXPECT_LE((at - ct).cwiseAbs().maxCoeff(), 1e-12 * ct.cwiseAbs().maxCoeff());
+  }
+  EXPECT_NEAR(ev.xi.Norm(), dense.Norm(), 1e-12 * dense.Norm());
+  // the correction u = (F⁺ − DΔF⁻)/(∇gᵀF⁻) from the restricted product equals the dense one
+  const SaltationMatrix again = ComputeSaltation(dense.reset, ev.xi.f_minus, ev.xi.f_plus, ev.xi.grad_g);
+  EXPECT_LE((again.correction - ev.xi.correction).cwiseAbs().maxCoeff(), 1e-12 * again.correction.cwiseAbs().maxCoeff());
 }
 
 // A liftoff of the leg's foot while the balls rest: the mode index maps into the island, and Ξ's

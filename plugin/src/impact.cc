@@ -386,6 +386,12 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   ModeConstraints(model, d, impulse_set, points, all, data.work());
   const SelectedRows sel = SelectRows(model, d, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
+  // DΔ moves only the dofs of the trees S reaches (islands.h): J and J M⁻¹ are exactly zero off
+  // them (M is block-diagonal over the trees), and the configuration of any other tree moves
+  // neither S's rows nor M's blocks under them
+  out.dofs = IslandOf(model, impulse_set, impulse_set).dofs;
+  out.all_dofs = false;
+  const std::vector<int>& dofs = out.dofs;
   out.dv_dv = Eigen::MatrixXd::Identity(nv, nv);
   const int nrow = sel.J.rows();
   // the center's choice of solver, kept by every difference column below
@@ -397,14 +403,14 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
     // rows whose J v⁻ ≥ 0 get no restitution target
     const Eigen::VectorXd Jv = sel.J * x_minus.qvel + sel.surface;  // relative
     const Eigen::VectorXd e = AppliedRestitution(model, sel.restitution_rows, Jv);
-    const Eigen::MatrixXd rhs = (Eigen::VectorXd::Ones(nrow) + e).asDiagonal() * sel.J;
     solver.Compute(A, model.options().rank_tol);  // Cholesky when clearly positive definite
-    out.dv_dv -= JMinv.transpose() * solver.Solve(rhs);
+    // −M⁻¹Jᵀ A⁺ (I + E) J on the island's rows and columns (the rest is exactly zero)
+    const Eigen::MatrixXd rhs = (Eigen::VectorXd::Ones(nrow) + e).asDiagonal() * sel.J(Eigen::all, dofs);
+    const Eigen::MatrixXd JMinv_island = JMinv(Eigen::all, dofs);
+    out.dv_dv(dofs, dofs) -= JMinv_island.transpose() * solver.Solve(rhs);
   }
 
-  // ∂v⁺/∂q on the trees S reaches (islands.h): the configuration of any other tree moves neither
-  // S's rows nor M's blocks under them, so its columns are exactly zero
-  const std::vector<int> dofs = IslandOf(model, impulse_set, impulse_set).dofs;
+  // ∂v⁺/∂q on the island's columns (the others are exactly zero)
   out.dv_dq.setZero(nv, nv);
   if (nrow == 0 || dofs.empty()) return out;
   if (method == ConfigurationBlockMethod::kEquations &&

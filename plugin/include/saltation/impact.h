@@ -82,10 +82,18 @@ struct ResetJacobian {
   Eigen::MatrixXd dv_dv;  // (nv × nv)
   int na = 0;
   ConfigurationBlockMethod dv_dq_method = ConfigurationBlockMethod::kEquations;  // the one taken
+  // The degrees of freedom DΔ moves, increasing: off them the rows and columns of dv_dq are zero
+  // and those of dv_dv the identity's, exactly (an impact's: the dofs of the trees its rows reach,
+  // islands.h). Products with DΔ and Ξ (saltation_matrix.h) then cost the island's size, not nv².
+  // all_dofs: nothing is known, every dof counts (Identity's: callers fill its blocks in by hand).
+  std::vector<int> dofs;
+  bool all_dofs = true;
 
   // the full DΔ (ndx × ndx): [[I, 0, 0], [dv_dq, dv_dv, 0], [0, 0, I]]
   Eigen::MatrixXd Dense() const;
   static ResetJacobian Identity(int nv, int na);
+  // whether DΔ's restriction to `dofs` stands for all of it (not all_dofs, and fewer than nv)
+  bool Restricted() const { return !all_dofs && static_cast<int>(dofs.size()) < dv_dv.rows(); }
 };
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set,
