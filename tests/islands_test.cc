@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "island_passes.h"
 #include "saltation/islands.h"
 #include "saltation/saltation_matrix.h"
 #include "test_util.h"
@@ -57,6 +58,13 @@ State LegTouching(const mjModel* m) {
   x.qvel(4) = 0.7;    // pitching
   x.qvel(6) = -2.0;   // knee
   return x;
+}
+
+// M (nv × nv) as d holds it (mj_fullM of d's sparse M)
+Eigen::MatrixXd MassMatrixOf(const mjModel* m, const mjData* d) {
+  RowMatrix M(m->nv, m->nv);
+  mj_fullM(m, d, M.data());
+  return M;
 }
 
 ContactId Contact(const Model& model, Data& data, const State& x, const std::string& geom) {
@@ -201,6 +209,50 @@ TEST(Islands, RestrictedResetProductsEqualTheDenseOnes) {
   // the correction u = (F⁺ − DΔF⁻)/(∇gᵀF⁻) from the restricted product equals the dense one
   const SaltationMatrix again = ComputeSaltation(dense.reset, ev.xi.f_minus, ev.xi.f_plus, ev.xi.grad_g);
   EXPECT_LE((again.correction - ev.xi.correction).cwiseAbs().maxCoeff(), 1e-12 * again.correction.cwiseAbs().maxCoeff());
+}
+
+// MuJoCo's passes with the trees outside an island asleep (island_passes.h) give the island's
+// bodies, its M block and its contact points exactly as the whole passes do, on a fresh mjData
+// (whose world geoms no pass has placed yet) and at a second configuration; a whole island runs
+// the whole model
+TEST(Islands, PassesWithTheOtherTreesAsleepEqualTheWholeOnTheIsland) {
+  ModelPtr m = LoadModelFromString(Scene(4));
+  Model model(m.get());
+  Data data(model), asleep(model), whole(model);
+  State x = LegTouching(m.get());
+  const ContactId foot = Contact(model, data, x, "foot");
+  const Island island = IslandOf(model, {foot}, {foot});
+  ASSERT_FALSE(island.whole);
+  mjData* a = asleep.aux();
+  mjData* b = whole.aux();
+  const mjModel* passes = SleepOutside(model, a, island);
+  ASSERT_NE(passes, model.mj());
+  EXPECT_EQ(a->nv_awake, 7);
+  for (double dz : {0.0, 1e-4}) {
+    x.qpos(2) += dz;
+    x.qpos(7) += dz;  // the knee
+    std::vector<ContactPoint> pa, pb;
+    EvaluatePositionForPairs(model, a, x.qpos.data(), {foot}, pa, /*inertia=*/true, passes);
+    EvaluatePositionForPairs(model, b, x.qpos.data(), {foot}, pb, /*inertia=*/true);
+    ASSERT_EQ(pa.size(), pb.size());
+    ASSERT_GT(pa.size(), 0u);
+    EXPECT_EQ(pa[0].gap, pb[0].gap);
+    EXPECT_EQ((pa[0].pos - pb[0].pos).norm(), 0.0);
+    for (int body = 1; body <= 2; body++) {  // trunk and shin
+      for (int k = 0; k < 3; k++) {
+        EXPECT_EQ(a->xpos[3 * body + k], b->xpos[3 * body + k]);
+        EXPECT_EQ(a->subtree_com[3 * body + k], b->subtree_com[3 * body + k]);
+      }
+    }
+    const Eigen::MatrixXd Ma = MassMatrixOf(m.get(), a), Mb = MassMatrixOf(m.get(), b);
+    EXPECT_EQ((Ma.topLeftCorner(7, 7) - Mb.topLeftCorner(7, 7)).cwiseAbs().maxCoeff(), 0.0);
+  }
+  ModelPtr alone = LoadModelFromString(Scene(0));
+  Model alone_model(alone.get());
+  Data alone_data(alone_model);
+  const Island all = IslandOf(alone_model, {}, {Contact(alone_model, alone_data, LegTouching(alone.get()), "foot")});
+  EXPECT_TRUE(all.whole);
+  EXPECT_EQ(SleepOutside(alone_model, alone_data.aux(), all), alone_model.mj());
 }
 
 // A liftoff of the leg's foot while the balls rest: the mode index maps into the island, and Ξ's

@@ -69,7 +69,8 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
 //     kEquations  the impact's equations M Δv = Jᵀ Λ, J v⁺ + b = −E (J v⁻ + b) differentiated at
 //                 the centre: central differences of the products Jᵀ Λ − M Δv and J (v⁺ + E v⁻) +
 //                 (1 + E) b at fixed vectors (per column two position passes of the impact's pairs
-//                 and M, no factorisation), then one solve with the centre's M and J M⁻¹ Jᵀ. Valid
+//                 and M, no factorisation, on the island's trees alone: island_passes.h), then one
+//                 solve with the centre's M and J M⁻¹ Jᵀ. Valid
 //                 when the targets are consistent (v⁺ meets every row, also for a rank-deficient
 //                 J M⁻¹ Jᵀ: a body landing flat on several contacts); otherwise kImpactMaps is taken.
 //     kImpactMaps central differences of ImpactVelocity (the whole map, a factorisation and a
