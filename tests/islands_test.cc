@@ -2,9 +2,11 @@
 // island gives exactly the event of the robot alone, with Ξ the identity on every other tree.
 #include <Eigen/SVD>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "island_passes.h"
 #include "saltation/islands.h"
 #include "saltation/saltation_matrix.h"
 #include "test_util.h"
@@ -56,6 +58,13 @@ State LegTouching(const mjModel* m) {
   x.qvel(4) = 0.7;    // pitching
   x.qvel(6) = -2.0;   // knee
   return x;
+}
+
+// M (nv × nv) as d holds it (mj_fullM of d's sparse M)
+Eigen::MatrixXd MassMatrixOf(const mjModel* m, const mjData* d) {
+  RowMatrix M(m->nv, m->nv);
+  mj_fullM(m, d, M.data());
+  return M;
 }
 
 ContactId Contact(const Model& model, Data& data, const State& x, const std::string& geom) {
@@ -148,6 +157,102 @@ TEST(Islands, TouchdownAmongRestingBodiesIsTheRobotsAlone) {
   }
   EXPECT_LE(leg_error, 1e-12 * scale);
   EXPECT_EQ(other_error, 0.0);
+}
+
+// DΔ of a touchdown among resting bodies is restricted to the event's island (ResetJacobian::dofs:
+// the leg's trees), exactly the identity off it, and Ξ's products read only the island's blocks:
+// Apply, ApplyTranspose, the correction and Norm agree to 1e-12 with the same Ξ taken as dense
+// (every dof), on vectors that are non-zero on every coordinate
+TEST(Islands, RestrictedResetProductsEqualTheDenseOnes) {
+  ModelPtr m = LoadModelFromString(Scene(4));
+  Model model(m.get());
+  Data data(model);
+  const State x = LegTouching(m.get());
+  Mode resting;
+  for (int k = 0; k < 4; k++) resting.contacts.push_back(Contact(model, data, x, "ball" + std::to_string(k)));
+  const RigidEvent ev = TouchdownEvent(model, data, RestitutionTable(model), x, resting,
+                                       Contact(model, data, x, "foot"), 1e-9, DefaultForceTolerance(m.get()));
+  ASSERT_TRUE(ev.complete);
+  const int nv = m->nv, ndx = model.ndx();
+  const ResetJacobian& reset = ev.xi.reset;
+  ASSERT_TRUE(reset.Restricted());
+  EXPECT_EQ(reset.dofs, ev.island.dofs);
+  EXPECT_EQ(static_cast<int>(reset.dofs.size()), 7);  // the leg: free trunk and knee
+  // off the island: exactly the identity
+  std::vector<char> in(nv, 0);
+  for (int i : reset.dofs) in[i] = 1;
+  double off = 0;
+  for (int r = 0; r < nv; r++) {
+    for (int c = 0; c < nv; c++) {
+      if (in[r] && in[c]) continue;
+      off = std::max({off, std::abs(reset.dv_dq(r, c)), std::abs(reset.dv_dv(r, c) - (r == c ? 1.0 : 0.0))});
+    }
+  }
+  EXPECT_EQ(off, 0.0);
+
+  SaltationMatrix dense = ev.xi;
+  dense.reset.all_dofs = true;  // the same numbers, every dof read
+  ASSERT_FALSE(dense.reset.Restricted());
+  const Eigen::MatrixXd xi = dense.Dense();
+  ASSERT_GT((xi - Eigen::MatrixXd::Identity(ndx, ndx)).cwiseAbs().maxCoeff(), 0.1);  // not trivial
+  std::srand(7);
+  for (int trial = 0; trial < 3; trial++) {
+    const Eigen::VectorXd dx = Eigen::VectorXd::Random(ndx) + Eigen::VectorXd::Constant(ndx, 2.0);
+    const Eigen::VectorXd a = ev.xi.Apply(dx), b = dense.Apply(dx), c = xi * dx;
+    EXPECT_LE((a - b).cwiseAbs().maxCoeff(), 1e-12 * b.cwiseAbs().maxCoeff());
+    EXPECT_LE((a - c).cwiseAbs().maxCoeff(), 1e-12 * c.cwiseAbs().maxCoeff());
+    const Eigen::VectorXd at = ev.xi.ApplyTranspose(dx), bt = dense.ApplyTranspose(dx), ct = xi.transpose() * dx;
+    EXPECT_LE((at - bt).cwiseAbs().maxCoeff(), 1e-12 * bt.cwiseAbs().maxCoeff());
+    EXPECT_LE((at - ct).cwiseAbs().maxCoeff(), 1e-12 * ct.cwiseAbs().maxCoeff());
+  }
+  EXPECT_NEAR(ev.xi.Norm(), dense.Norm(), 1e-12 * dense.Norm());
+  // the correction u = (F⁺ − DΔF⁻)/(∇gᵀF⁻) from the restricted product equals the dense one
+  const SaltationMatrix again = ComputeSaltation(dense.reset, ev.xi.f_minus, ev.xi.f_plus, ev.xi.grad_g);
+  EXPECT_LE((again.correction - ev.xi.correction).cwiseAbs().maxCoeff(), 1e-12 * again.correction.cwiseAbs().maxCoeff());
+}
+
+// MuJoCo's passes with the trees outside an island asleep (island_passes.h) give the island's
+// bodies, its M block and its contact points exactly as the whole passes do, on a fresh mjData
+// (whose world geoms no pass has placed yet) and at a second configuration; a whole island runs
+// the whole model
+TEST(Islands, PassesWithTheOtherTreesAsleepEqualTheWholeOnTheIsland) {
+  ModelPtr m = LoadModelFromString(Scene(4));
+  Model model(m.get());
+  Data data(model), asleep(model), whole(model);
+  State x = LegTouching(m.get());
+  const ContactId foot = Contact(model, data, x, "foot");
+  const Island island = IslandOf(model, {foot}, {foot});
+  ASSERT_FALSE(island.whole);
+  mjData* a = asleep.aux();
+  mjData* b = whole.aux();
+  const mjModel* passes = SleepOutside(model, a, island);
+  ASSERT_NE(passes, model.mj());
+  EXPECT_EQ(a->nv_awake, 7);
+  for (double dz : {0.0, 1e-4}) {
+    x.qpos(2) += dz;
+    x.qpos(7) += dz;  // the knee
+    std::vector<ContactPoint> pa, pb;
+    EvaluatePositionForPairs(model, a, x.qpos.data(), {foot}, pa, /*inertia=*/true, passes);
+    EvaluatePositionForPairs(model, b, x.qpos.data(), {foot}, pb, /*inertia=*/true);
+    ASSERT_EQ(pa.size(), pb.size());
+    ASSERT_GT(pa.size(), 0u);
+    EXPECT_EQ(pa[0].gap, pb[0].gap);
+    EXPECT_EQ((pa[0].pos - pb[0].pos).norm(), 0.0);
+    for (int body = 1; body <= 2; body++) {  // trunk and shin
+      for (int k = 0; k < 3; k++) {
+        EXPECT_EQ(a->xpos[3 * body + k], b->xpos[3 * body + k]);
+        EXPECT_EQ(a->subtree_com[3 * body + k], b->subtree_com[3 * body + k]);
+      }
+    }
+    const Eigen::MatrixXd Ma = MassMatrixOf(m.get(), a), Mb = MassMatrixOf(m.get(), b);
+    EXPECT_EQ((Ma.topLeftCorner(7, 7) - Mb.topLeftCorner(7, 7)).cwiseAbs().maxCoeff(), 0.0);
+  }
+  ModelPtr alone = LoadModelFromString(Scene(0));
+  Model alone_model(alone.get());
+  Data alone_data(alone_model);
+  const Island all = IslandOf(alone_model, {}, {Contact(alone_model, alone_data, LegTouching(alone.get()), "foot")});
+  EXPECT_TRUE(all.whole);
+  EXPECT_EQ(SleepOutside(alone_model, alone_data.aux(), all), alone_model.mj());
 }
 
 // A liftoff of the leg's foot while the balls rest: the mode index maps into the island, and Ξ's

@@ -208,7 +208,7 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
 
 void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
                               const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
-                              bool inertia) {
+                              bool inertia, const mjModel* passes) {
   const mjModel* m = model.mj();
   // equality rows, and adhesion actuators (mj_transmission reads the contacts and their rows),
   // need the full position stage
@@ -217,13 +217,14 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
     ListContacts(model, d, points);
     return;
   }
+  const mjModel* p = passes ? passes : m;
   mju_copy(d->qpos, qpos, m->nq);
-  mj_kinematics(m, d);
-  mj_comPos(m, d);
+  mj_kinematics(p, d);
+  mj_comPos(p, d);
   if (inertia) {
-    mj_tendon(m, d);
-    mj_makeM(m, d);
-    mj_factorM(m, d);
+    mj_tendon(p, d);
+    mj_makeM(p, d);
+    mj_factorM(p, d);
   }
   CollidePairs(model, d, ids, points);
 }

@@ -168,9 +168,9 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, RestrictMode(m, ev.mode_after, ev.island));
   if (ev.kind == EventKind::kTouchdown) {
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
-    const ResetJacobian reset = impulse_set.empty()
-                                    ? ResetJacobian::Identity(model.nv(), model.na())
-                                    : ImpactResetJacobian(model, data, restitution, ev.x_minus, impulse_set);
+    ResetJacobian reset = impulse_set.empty()
+                              ? ResetJacobian::Identity(model.nv(), model.na())
+                              : ImpactResetJacobian(model, data, restitution, ev.x_minus, impulse_set);
     const double rel = ev.xi.transversality_rel;  // measured at the event (TouchdownEvent)
     Eigen::VectorXd dreset_dt;
     if (model.options().mocap_motion && !impulse_set.empty()) {
@@ -178,7 +178,7 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
       dreset_dt.segment(model.nv(), model.nv()) =
           ImpactResetTimeDerivative(model, data, restitution, ev.x_minus, impulse_set);
     }
-    ev.xi = ComputeSaltation(reset, ev.xi.f_minus, f_plus, ev.xi.grad_g, ev.xi.dg_dt, dreset_dt);
+    ev.xi = ComputeSaltation(std::move(reset), ev.xi.f_minus, f_plus, ev.xi.grad_g, ev.xi.dg_dt, dreset_dt);
     ev.xi.transversality_rel = rel;
   } else {
     const Mode before = RestrictMode(m, ev.mode_before, ev.island);

@@ -31,6 +31,9 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
   CoverBandsInBodyMargins(m_.get());
   // contacts and constraint rows live in mjData's arena (MuJoCo 3+), sized for the user's model
   AddBandArena(m_.get());
+  // last: the struct copy shares m_'s arrays as they are now (m_ never changes after this)
+  island_passes_ = *m_;
+  island_passes_.opt.enableflags |= mjENBL_SLEEP;
 }
 
 void CoverBandsInBodyMargins(mjModel* m) {

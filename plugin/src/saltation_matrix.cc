@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "saltation/errors.h"
@@ -10,20 +11,40 @@
 namespace saltation {
 namespace {
 
-// DΔ δx from the blocks
+// DΔ δx from the blocks; a restricted DΔ (ResetJacobian::dofs) is the identity off its dofs, so
+// only their velocity rows change, by the island's blocks (k² instead of nv²)
 Eigen::VectorXd ApplyReset(const ResetJacobian& r, const Eigen::VectorXd& dx) {
   const int nv = r.dv_dv.rows();
   Eigen::VectorXd y = dx;
-  y.segment(nv, nv) = r.dv_dq * dx.head(nv) + r.dv_dv * dx.segment(nv, nv);
+  if (!r.Restricted()) {
+    y.segment(nv, nv) = r.dv_dq * dx.head(nv) + r.dv_dv * dx.segment(nv, nv);
+    return y;
+  }
+  const std::vector<int>& s = r.dofs;
+  const Eigen::VectorXd dq = dx.head(nv)(s), dv = dx.segment(nv, nv)(s);
+  y.segment(nv, nv)(s) = r.dv_dq(s, s) * dq + r.dv_dv(s, s) * dv;
   return y;
 }
 
 Eigen::VectorXd ApplyResetTranspose(const ResetJacobian& r, const Eigen::VectorXd& w) {
   const int nv = r.dv_dv.rows();
   Eigen::VectorXd y = w;
-  y.head(nv) += r.dv_dq.transpose() * w.segment(nv, nv);
-  y.segment(nv, nv) = r.dv_dv.transpose() * w.segment(nv, nv);
+  if (!r.Restricted()) {
+    y.head(nv) += r.dv_dq.transpose() * w.segment(nv, nv);
+    y.segment(nv, nv) = r.dv_dv.transpose() * w.segment(nv, nv);
+    return y;
+  }
+  const std::vector<int>& s = r.dofs;
+  const Eigen::VectorXd wv = w.segment(nv, nv)(s);
+  y.head(nv)(s) += r.dv_dq(s, s).transpose() * wv;
+  y.segment(nv, nv)(s) = r.dv_dv(s, s).transpose() * wv;
   return y;
+}
+
+// whether DΔ's entries are finite (off a restricted DΔ's dofs they are 0 and 1 by construction)
+bool ResetIsFinite(const ResetJacobian& r) {
+  if (!r.Restricted()) return r.dv_dq.allFinite() && r.dv_dv.allFinite();
+  return r.dv_dq(r.dofs, r.dofs).allFinite() && r.dv_dv(r.dofs, r.dofs).allFinite();
 }
 
 }  // namespace
@@ -44,20 +65,21 @@ SaltationMatrix ComputeTransversality(const Eigen::VectorXd& f_minus, const Eige
   return xi;
 }
 
-SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
+SaltationMatrix ComputeSaltation(ResetJacobian reset, const Eigen::VectorXd& f_minus,
                                  const Eigen::VectorXd& f_plus, const Eigen::VectorXd& grad_g,
                                  double dg_dt, const Eigen::VectorXd& dreset_dt) {
   SaltationMatrix xi = ComputeTransversality(f_minus, grad_g, dg_dt);
-  xi.reset = reset;
+  xi.reset = std::move(reset);
+  const ResetJacobian& r = xi.reset;
   xi.f_plus = f_plus;
-  xi.correction = f_plus - ApplyReset(reset, f_minus);
+  xi.correction = f_plus - ApplyReset(r, f_minus);
   if (dreset_dt.size() > 0) {
     if (dreset_dt.size() != f_minus.size()) throw NumericalError("D_tΔ has the wrong size");
     xi.dreset_dt = dreset_dt;
     xi.correction -= dreset_dt;
   }
   xi.correction /= xi.transversality;
-  if (!xi.correction.allFinite() || !reset.dv_dq.allFinite() || !reset.dv_dv.allFinite()) {
+  if (!xi.correction.allFinite() || !ResetIsFinite(r)) {
     throw NumericalError("saltation matrix has non-finite entries");
   }
   return xi;
@@ -93,8 +115,15 @@ double SaltationMatrix::Norm() const {
   const int nv = static_cast<int>(reset.dv_dv.rows());
   std::vector<char> in(n, 0);
   for (int i = 0; i < n; i++) in[i] = correction(i) != 0 || grad_g(i) != 0;
-  for (int r = 0; r < nv; r++) {
-    for (int c = 0; c < nv; c++) {
+  // a restricted DΔ differs from I only on its dofs' blocks (ResetJacobian::dofs)
+  std::vector<int> all;
+  if (!reset.Restricted()) {
+    all.resize(nv);
+    for (int i = 0; i < nv; i++) all[i] = i;
+  }
+  const std::vector<int>& moved = reset.Restricted() ? reset.dofs : all;
+  for (int r : moved) {
+    for (int c : moved) {
       if (reset.dv_dq(r, c) != 0) in[nv + r] = in[c] = 1;
       if (reset.dv_dv(r, c) != (r == c ? 1.0 : 0.0)) in[nv + r] = in[nv + c] = 1;
     }

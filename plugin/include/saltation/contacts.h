@@ -102,10 +102,11 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
 // inertia is false: rows only), and the points of the ids' geom pairs (CollidePairs) into
 // `points`; with equality constraints or an adhesion actuator, the whole EvaluatePosition and
 // every point. The rows built from `points` equal EvaluatePosition's. d->contact is refreshed only
-// in the latter case.
+// in the latter case. passes: the model MuJoCo's passes of the former case run with (Model::mj()
+// when null; SleepOutside's, island_passes.h, to compute the island's trees only).
 void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
                               const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
-                              bool inertia = true);
+                              bool inertia = true, const mjModel* passes = nullptr);
 
 // (ids, points) => match: for each id, the index of the matching point in `points` (nearest
 // anchor within the same pair, each point used once, earlier ids first), or −1 when its pair has

@@ -69,7 +69,8 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
 //     kEquations  the impact's equations M Δv = Jᵀ Λ, J v⁺ + b = −E (J v⁻ + b) differentiated at
 //                 the centre: central differences of the products Jᵀ Λ − M Δv and J (v⁺ + E v⁻) +
 //                 (1 + E) b at fixed vectors (per column two position passes of the impact's pairs
-//                 and M, no factorisation), then one solve with the centre's M and J M⁻¹ Jᵀ. Valid
+//                 and M, no factorisation, on the island's trees alone: island_passes.h), then one
+//                 solve with the centre's M and J M⁻¹ Jᵀ. Valid
 //                 when the targets are consistent (v⁺ meets every row, also for a rank-deficient
 //                 J M⁻¹ Jᵀ: a body landing flat on several contacts); otherwise kImpactMaps is taken.
 //     kImpactMaps central differences of ImpactVelocity (the whole map, a factorisation and a
@@ -82,10 +83,18 @@ struct ResetJacobian {
   Eigen::MatrixXd dv_dv;  // (nv × nv)
   int na = 0;
   ConfigurationBlockMethod dv_dq_method = ConfigurationBlockMethod::kEquations;  // the one taken
+  // The degrees of freedom DΔ moves, increasing: off them the rows and columns of dv_dq are zero
+  // and those of dv_dv the identity's, exactly (an impact's: the dofs of the trees its rows reach,
+  // islands.h). Products with DΔ and Ξ (saltation_matrix.h) then cost the island's size, not nv².
+  // all_dofs: nothing is known, every dof counts (Identity's: callers fill its blocks in by hand).
+  std::vector<int> dofs;
+  bool all_dofs = true;
 
   // the full DΔ (ndx × ndx): [[I, 0, 0], [dv_dq, dv_dv, 0], [0, 0, I]]
   Eigen::MatrixXd Dense() const;
   static ResetJacobian Identity(int nv, int na);
+  // whether DΔ's restriction to `dofs` stands for all of it (not all_dofs, and fewer than nv)
+  bool Restricted() const { return !all_dofs && static_cast<int>(dofs.size()) < dv_dv.rows(); }
 };
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set,

@@ -107,6 +107,10 @@ class Model {
 
   // the private copy with enlarged detection margins; use it for everything this library does
   const mjModel* mj() const { return m_.get(); }
+  // mj() with MuJoCo's sleeping enabled (mjENBL_SLEEP), nothing else changed: for passes on an
+  // island's trees with the others put to sleep in a private mjData (island_passes.h). A copy of
+  // mj()'s struct alone: it shares mj()'s arrays (no memory; never pass it to mj_deleteModel).
+  const mjModel* mj_island_passes() const { return &island_passes_; }
   const Options& options() const { return options_; }
 
   int nq() const { return m_->nq; }
@@ -124,6 +128,7 @@ class Model {
 
  private:
   ModelPtr m_;
+  mjModel island_passes_{};
   Options options_;
   double detect_margin_ = 0;
   std::vector<double> restitution_;

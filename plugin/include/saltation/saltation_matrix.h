@@ -7,6 +7,9 @@
 // vectors: Ξ = DΔ + u ∇gᵀ with u = (F⁺ − DΔF⁻ − D_tΔ)/(∇gᵀF⁻ + ∂g/∂t); Dense() builds the
 // (ndx × ndx) matrix on demand. The event time moves with the pre-event state as
 // δt = −∇gᵀ δx⁻ / (∇gᵀF⁻ + ∂g/∂t) (dt_dx). Everything is in the tangent layout (dq, dv, act).
+// Where DΔ is restricted to an island (ResetJacobian::dofs) the products below (Apply,
+// ApplyTranspose, the correction, the finiteness check, Norm) read only its blocks on those dofs:
+// an event among many bodies costs its island's size, not nv².
 #ifndef SALTATION_SALTATION_MATRIX_H_
 #define SALTATION_SALTATION_MATRIX_H_
 
@@ -48,10 +51,11 @@ struct SaltationMatrix {
 SaltationMatrix ComputeTransversality(const Eigen::VectorXd& f_minus, const Eigen::VectorXd& grad_g,
                                       double dg_dt = 0);
 
-// Assembles Ξ from its pieces; dreset_dt is D_tΔ (ndx), empty for a reset that does not depend
+// Assembles Ξ from its pieces (DΔ taken by value: pass it with std::move, its nv² blocks are not
+// copied); dreset_dt is D_tΔ (ndx), empty for a reset that does not depend
 // on time (every reset but an impact on a surface with a prescribed motion). Throws NumericalError
 // when the transversality is exactly zero or anything is not finite.
-SaltationMatrix ComputeSaltation(const ResetJacobian& reset, const Eigen::VectorXd& f_minus,
+SaltationMatrix ComputeSaltation(ResetJacobian reset, const Eigen::VectorXd& f_minus,
                                  const Eigen::VectorXd& f_plus, const Eigen::VectorXd& grad_g,
                                  double dg_dt = 0, const Eigen::VectorXd& dreset_dt = Eigen::VectorXd());
 
