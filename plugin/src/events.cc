@@ -158,6 +158,9 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
                           bool complete, FieldMemo* fields) {
+  // a complete event reads F⁺ from its release check's last evaluation
+  FieldMemo own;
+  if (!fields && complete) fields = &own;
   RigidEvent ev = EventAt(EventKind::kTouchdown, x, mode);
   // the event reaches the trigger's trees and the trees the mode couples to them: the rest of the
   // mode is carried over unchanged

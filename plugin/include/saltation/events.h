@@ -89,7 +89,8 @@ class FieldMemo {
 // `restitution` (read only); the mode after (sustained contacts whose normal force is not
 // pulling); DΔ, F⁻, F⁺, ∇g = (J_n, 0) and Ξ. complete = false leaves out DΔ's configuration
 // block and F⁺ (most of the cost). `fields` (optional): F⁻ and F⁺ are taken from it, and the
-// mode evaluations that give them are kept in it; the result is the same as without.
+// mode evaluations that give them are kept in it; the result is the same as without (a complete
+// event without one keeps its own: F⁺ is its release check's last evaluation).
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
