@@ -13,7 +13,8 @@
 //                        back), rows, rank.
 //   Simultaneous/<model> Hook::CompleteXi of a simultaneous group (both orderings' composites)
 //                        against the complete TouchdownEvent of one of its members at the
-//                        member's own state: ratio_simultaneous_to_touchdown, group_size.
+//                        member's own state: ratio_simultaneous_to_touchdown, group_size; on
+//                        level_balls4 (independent members) and stool3 (one body's three feet).
 #include <benchmark/benchmark.h>
 
 #include "bench_util.h"
@@ -137,8 +138,25 @@ void ResetJacobianMethods(benchmark::State& state, const std::string& name) {
   state.counters["impact_maps_over_equations"] = t_maps / t_eq;
 }
 
+// a body on three sphere feet, level, its mass off-centre: one cluster of three members whose
+// orders differ (tests/simultaneous_test.cc's three-footed body)
+const char* kStool3 = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="stool" pos="0 0 0.4"><freejoint/>
+      <geom type="cylinder" size="0.2 0.02" mass="1" pos="0.03 -0.02 0"/>
+      <geom type="sphere" size="0.03" pos="0.191 0.059 -0.1" mass="0.1"/>
+      <geom type="sphere" size="0.03" pos="-0.147 0.136 -0.1" mass="0.3"/>
+      <geom type="sphere" size="0.03" pos="-0.044 -0.195 -0.1" mass="0.5"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
 void Simultaneous(benchmark::State& state, const std::string& name) {
-  saltation::ModelPtr m = LoadNamed(name);
+  saltation::ModelPtr m = name == "stool3" ? LoadXmlText(kStool3) : LoadNamed(name);
   saltation::HookOptions options;
   options.xi_on_demand = true;
   saltation::Hook hook(m.get(), options);
@@ -205,9 +223,14 @@ void RegisterXi() {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(Pick(20, 2));
   }
-  benchmark::RegisterBenchmark("Simultaneous/level_balls4", [](benchmark::State& s) { Simultaneous(s, "level_balls4"); })
-      ->Unit(benchmark::kMillisecond)
-      ->Iterations(Pick(20, 2));
+  // four balls: four independent members (one event each); stool3: three feet of one body (both
+  // orders of all three)
+  for (const char* name : {"level_balls4", "stool3"}) {
+    const std::string n = name;
+    benchmark::RegisterBenchmark(("Simultaneous/" + n).c_str(), [=](benchmark::State& s) { Simultaneous(s, n); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(Pick(20, 2));
+  }
 }
 
 }  // namespace bench

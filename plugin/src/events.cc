@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "saltation/errors.h"
@@ -13,16 +14,70 @@ double DefaultForceTolerance(const mjModel* m) {
   return 1e-9 * std::max(1e-6, m->stat.meanmass) * std::max(1.0, mju_norm3(m->opt.gravity));
 }
 
+namespace {
+
+bool SameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0);
+}
+
+bool SameContact(const ContactId& a, const ContactId& b) {
+  return a.SamePair(b) && a.frictionless == b.frictionless && a.feature == b.feature &&
+         std::memcmp(a.anchor.data(), b.anchor.data(), sizeof(double) * 3) == 0;
+}
+
+// F⁻ or F⁺ of an event: from the memo when there is one
+Eigen::VectorXd Field(const Model& model, Data& data, const State& x, const Mode& mode, FieldMemo* fields) {
+  return fields ? fields->Get(model, data, x, mode) : ModeVectorField(model, data, x, mode);
+}
+
+}  // namespace
+
+const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode) const {
+  for (const Entry& e : entries_) {
+    if (std::memcmp(&e.x.time, &x.time, sizeof(double)) != 0 || !SameBits(e.x.qpos, x.qpos) ||
+        !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act) || e.mode.contacts.size() != mode.contacts.size()) {
+      continue;
+    }
+    bool same = true;
+    for (size_t k = 0; k < mode.contacts.size() && same; k++) same = SameContact(e.mode.contacts[k], mode.contacts[k]);
+    if (same) return &e;
+  }
+  return nullptr;
+}
+
+Eigen::VectorXd FieldMemo::Get(const Model& model, Data& data, const State& x, const Mode& mode) {
+  if (const Entry* e = Find(x, mode)) {
+    hits_++;
+    return e->f;
+  }
+  evaluations_++;
+  entries_.push_back({x, mode, ModeVectorField(model, data, x, mode)});
+  return entries_.back().f;
+}
+
+void FieldMemo::Keep(const State& x, const Mode& mode, const ModeDynamics& dyn) {
+  if (Find(x, mode)) return;
+  Eigen::VectorXd f(x.qvel.size() + dyn.qacc.size() + dyn.act_dot.size());
+  f << x.qvel, dyn.qacc, dyn.act_dot;  // ModeVectorField's layout
+  entries_.push_back({x, mode, std::move(f)});
+}
+
 std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const State& x, Mode& mode,
-                                      double force_tol, int* rank) {
+                                      double force_tol, int* rank, FieldMemo* fields) {
   std::vector<ContactId> released;
   while (true) {
     const ModeDynamics dyn = EvaluateMode(model, data, x, mode);
     if (rank) *rank = dyn.rank;
-    if (mode.contacts.empty()) break;
+    if (mode.contacts.empty()) {
+      if (fields) fields->Keep(x, mode, dyn);
+      break;
+    }
     Eigen::Index worst;
     const double lowest = dyn.normal_force.minCoeff(&worst);
-    if (lowest >= -force_tol) break;
+    if (lowest >= -force_tol) {
+      if (fields) fields->Keep(x, mode, dyn);
+      break;
+    }
     if (!mode.contacts[worst].frictionless && ContactRowCount(dyn.constraints.points[worst]) > 1) {
       mode.contacts[worst].frictionless = true;  // sticking would pull: let it slip first
       continue;
@@ -102,7 +157,10 @@ bool AtFeatureBoundary(const Model& model, Data& data, const State& x, const Con
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
-                          bool complete) {
+                          bool complete, FieldMemo* fields) {
+  // a complete event reads F⁺ from its release check's last evaluation
+  FieldMemo own;
+  if (!fields && complete) fields = &own;
   RigidEvent ev = EventAt(EventKind::kTouchdown, x, mode);
   // the event reaches the trigger's trees and the trees the mode couples to them: the rest of the
   // mode is carried over unchanged
@@ -142,17 +200,17 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
     }
   }
 
-  const Eigen::VectorXd f_minus = ModeVectorField(model, data, s.x, s.mode);
+  const Eigen::VectorXd f_minus = Field(model, data, s.x, s.mode, fields);
   ev.impact = SolveImpact(model, data, restitution, s.x, candidates);
   ev.x_plus = s.x;
   ev.x_plus.qvel = ev.impact.qvel_plus;
   Mode after = ev.impact.sustained;
-  ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
+  ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after, fields);
   ev.mode_after = MergeModes(rest, after);
   ev.xi = ComputeTransversality(f_minus, grad_g, dg_dt);
   ev.xi.transversality_rel = rel;
   ev.complete = false;
-  if (complete) CompleteEvent(model, data, restitution, ev);
+  if (complete) CompleteEvent(model, data, restitution, ev, fields);
   return ev;
 }
 
@@ -161,11 +219,12 @@ int JoiningContacts(const mjModel* m, const RigidEvent& ev) {
   return static_cast<int>(ev.impact.candidates.size() - RestrictMode(m, ev.mode_before, ev.island).contacts.size());
 }
 
-void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev) {
+void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev,
+                   FieldMemo* fields) {
   if (ev.complete) return;
   ApplyMocapMotion(model, data, ev.x_minus.time);
   const mjModel* m = model.mj();
-  const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, RestrictMode(m, ev.mode_after, ev.island));
+  const Eigen::VectorXd f_plus = Field(model, data, ev.x_plus, RestrictMode(m, ev.mode_after, ev.island), fields);
   if (ev.kind == EventKind::kTouchdown) {
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
     ResetJacobian reset = impulse_set.empty()

@@ -179,22 +179,38 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
 
 namespace {
 
-// C ← Ξ·C where Ξ differs from the identity only in the rows of its event's island (islands.h):
-// those rows are multiplied, the others are C's own (a few rows × n² instead of n³)
-void ApplyXi(const Eigen::MatrixXd& xi, Eigen::MatrixXd& C) {
-  const Eigen::Index n = xi.rows();
-  std::vector<Eigen::Index> rows;
-  for (Eigen::Index r = 0; r < n; r++) {
-    for (Eigen::Index c = 0; c < n; c++) {
-      if (xi(r, c) != (r == c ? 1.0 : 0.0)) {
-        rows.push_back(r);
-        break;
+// The tangent indices where Ξ of `ev` may differ from the identity: the q and v rows of its
+// island's dofs (DΔ − I and ∇g live there, islands.h), every index for a whole-model island, and
+// any index where the correction u is non-zero (F⁺ − DΔF⁻ off the island: a control law that
+// reads the whole state). Marked in `in` (ndx).
+void MarkSupport(const mjModel* m, const RigidEvent& ev, std::vector<char>& in) {
+  const int nv = m->nv, n = static_cast<int>(in.size());
+  if (ev.island.whole) {
+    std::fill(in.begin(), in.end(), 1);
+    return;
+  }
+  for (int dof : ev.island.dofs) in[dof] = in[nv + dof] = 1;
+  for (int i = 0; i < n; i++) in[i] |= ev.xi.correction(i) != 0 || ev.xi.grad_g(i) != 0;
+}
+
+// Ξ restricted to the indices S (increasing; S holds Ξ's support, so Ξ is the identity off S and
+// has no entries between S and the rest): Ξ_SS = DΔ_SS + u_S ∇g_Sᵀ, read from its factors
+Eigen::MatrixXd XiBlock(const SaltationMatrix& xi, const std::vector<int>& S) {
+  const int nv = static_cast<int>(xi.reset.dv_dv.rows());
+  const int k = static_cast<int>(S.size());
+  Eigen::MatrixXd block(k, k);
+  for (int b = 0; b < k; b++) {
+    const int c = S[b];
+    for (int a = 0; a < k; a++) {
+      const int r = S[a];
+      double reset_rc = r == c ? 1.0 : 0.0;
+      if (r >= nv && r < 2 * nv) {
+        reset_rc = c < nv ? xi.reset.dv_dq(r - nv, c) : c < 2 * nv ? xi.reset.dv_dv(r - nv, c - nv) : 0.0;
       }
+      block(a, b) = reset_rc + xi.correction(r) * xi.grad_g(c);
     }
   }
-  Eigen::MatrixXd changed(static_cast<Eigen::Index>(rows.size()), C.cols());
-  for (size_t k = 0; k < rows.size(); k++) changed.row(static_cast<Eigen::Index>(k)).noalias() = xi.row(rows[k]) * C;
-  for (size_t k = 0; k < rows.size(); k++) C.row(rows[k]) = changed.row(static_cast<Eigen::Index>(k));
+  return block;
 }
 
 }  // namespace
@@ -205,7 +221,10 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
   // Members whose islands (islands.h; the mode and the whole group as links) differ commute: their
   // Ξ act on disjoint coordinates and neither event reads the other's trees, so each cluster of
   // members sharing an island is composed on its own from (x0, mode0) — in both orders only when
-  // it has more than one member — and the clusters' factors multiply into C in any order
+  // it has more than one member. Shared work: the events read F⁻ and F⁺ from one FieldMemo (F at
+  // (x0, mode0's island) for every first event, an event's F⁺ as its successor's F⁻), and each
+  // cluster's composite is formed on the indices its events' Ξ move (Ξ kept factored: a k×k
+  // product per event, not n×n), the clusters' blocks then placed into the composites.
   std::vector<ContactId> links = mode0.contacts;
   links.insert(links.end(), group.begin(), group.end());
   std::vector<Island> islands;
@@ -220,29 +239,71 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
     }
     clusters[c].push_back(id);
   }
-  auto apply_in_order = [&](const std::vector<ContactId>& order, std::vector<Eigen::MatrixXd*> targets) {
+  FieldMemo fields;
+  // the events of one ordering of a cluster, in order
+  auto events_in_order = [&](const std::vector<ContactId>& order) {
+    std::vector<RigidEvent> events;
     State x = x0;
     Mode mode = mode0;
     for (const ContactId& id : order) {
       if (FindInMode(mode, id, 1e-12) >= 0) continue;
-      const RigidEvent ev = TouchdownEvent(*model_, data, restitution, x, mode, id, -1.0, force_tol_);
-      const Eigen::MatrixXd xi = ev.xi.Dense();
-      for (Eigen::MatrixXd* C : targets) ApplyXi(xi, *C);
-      x = ev.x_plus;
-      mode = ev.mode_after;
+      events.push_back(TouchdownEvent(*model_, data, restitution, x, mode, id, -1.0, force_tol_, true, &fields));
+      x = events.back().x_plus;
+      mode = events.back().mode_after;
     }
+    return events;
   };
   auto compose_both = [&]() {
     const int n = TangentDim(m_);
+    // per cluster: its events in each order (a single member's serve both), and the indices
+    // they move
+    std::vector<std::vector<RigidEvent>> events(2 * clusters.size());
+    std::vector<std::vector<const RigidEvent*>> first(clusters.size()), reverse(clusters.size());
+    std::vector<std::vector<int>> support(clusters.size());
+    std::vector<int> owner(n, -1);  // the cluster whose support holds each index
+    bool disjoint = true;
+    for (size_t c = 0; c < clusters.size(); c++) {
+      events[2 * c] = events_in_order(clusters[c]);
+      if (clusters[c].size() > 1) events[2 * c + 1] = events_in_order(std::vector<ContactId>(clusters[c].rbegin(), clusters[c].rend()));
+      for (const RigidEvent& ev : events[2 * c]) first[c].push_back(&ev);
+      for (const RigidEvent& ev : events[clusters[c].size() > 1 ? 2 * c + 1 : 2 * c]) reverse[c].push_back(&ev);
+      std::vector<char> in(n, 0);
+      for (const RigidEvent* ev : first[c]) MarkSupport(m_, *ev, in);
+      for (const RigidEvent* ev : reverse[c]) MarkSupport(m_, *ev, in);
+      for (int i = 0; i < n; i++) {
+        if (!in[i]) continue;
+        support[c].push_back(i);
+        if (owner[i] >= 0) disjoint = false;
+        owner[i] = static_cast<int>(c);
+      }
+    }
+    if (!disjoint) {
+      // supports that overlap (a Ξ reaching beyond its island): one block over their union, the
+      // clusters' factors applied cluster after cluster
+      std::vector<int> all;
+      for (int i = 0; i < n; i++) {
+        if (owner[i] >= 0) all.push_back(i);
+      }
+      for (size_t c = 1; c < clusters.size(); c++) {
+        first[0].insert(first[0].end(), first[c].begin(), first[c].end());
+        reverse[0].insert(reverse[0].end(), reverse[c].begin(), reverse[c].end());
+      }
+      first.resize(1);
+      reverse.resize(1);
+      support.assign(1, all);
+    }
     sim.composite_first = Eigen::MatrixXd::Identity(n, n);
     sim.composite_reverse = Eigen::MatrixXd::Identity(n, n);
-    for (const std::vector<ContactId>& cluster : clusters) {
-      if (cluster.size() == 1) {
-        apply_in_order(cluster, {&sim.composite_first, &sim.composite_reverse});
-        continue;
-      }
-      apply_in_order(cluster, {&sim.composite_first});
-      apply_in_order(std::vector<ContactId>(cluster.rbegin(), cluster.rend()), {&sim.composite_reverse});
+    for (size_t c = 0; c < support.size(); c++) {
+      const std::vector<int>& S = support[c];
+      const int k = static_cast<int>(S.size());
+      auto product = [&](const std::vector<const RigidEvent*>& order) {
+        Eigen::MatrixXd block = Eigen::MatrixXd::Identity(k, k);
+        for (const RigidEvent* ev : order) block = XiBlock(ev->xi, S) * block;
+        return block;
+      };
+      sim.composite_first(S, S) = product(first[c]);
+      sim.composite_reverse(S, S) = first[c] == reverse[c] ? sim.composite_first(S, S).eval() : product(reverse[c]);
     }
   };
   try {

@@ -60,15 +60,41 @@ struct RigidEvent {
   Island island;
 };
 
+// Mode vector fields already evaluated, for events made one after another at shared states (a
+// simultaneous group's orderings: every first event reads F at the group's state, and an event's
+// F⁺ is the next event's F⁻). Get(x, mode) returns ModeVectorField(x, mode), evaluated once per
+// distinct (x's bits, mode's contacts) and kept; Keep stores one the caller already has from the
+// same evaluation (EvaluateMode at x in mode). Valid while data's inputs (ctrl, applied forces,
+// mocap motion) stay those of the group: one memo per group.
+class FieldMemo {
+ public:
+  Eigen::VectorXd Get(const Model& model, Data& data, const State& x, const Mode& mode);
+  void Keep(const State& x, const Mode& mode, const ModeDynamics& dyn);
+  int evaluations() const { return evaluations_; }  // the ModeVectorField calls Get made
+  int hits() const { return hits_; }                 // the calls answered from the memo
+
+ private:
+  struct Entry {
+    State x;
+    Mode mode;
+    Eigen::VectorXd f;
+  };
+  const Entry* Find(const State& x, const Mode& mode) const;
+  std::vector<Entry> entries_;
+  int evaluations_ = 0, hits_ = 0;
+};
+
 // Touchdown of contact `id` (not in the mode) at x: the impact over the mode's contacts, the
 // trigger and every other point within simultaneous_gap of touching, each with e of its pair in
 // `restitution` (read only); the mode after (sustained contacts whose normal force is not
 // pulling); DΔ, F⁻, F⁺, ∇g = (J_n, 0) and Ξ. complete = false leaves out DΔ's configuration
-// block and F⁺ (most of the cost).
+// block and F⁺ (most of the cost). `fields` (optional): F⁻ and F⁺ are taken from it, and the
+// mode evaluations that give them are kept in it; the result is the same as without (a complete
+// event without one keeps its own: F⁺ is its release check's last evaluation).
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
-                          bool complete = true);
+                          bool complete = true, FieldMemo* fields = nullptr);
 
 // Release of contact k of the mode at x (its normal force reached zero): a sticking contact that
 // still presses when let slip becomes frictionless (kind kSlip), otherwise it leaves the mode
@@ -104,13 +130,15 @@ int JoiningContacts(const mjModel* m, const RigidEvent& ev);
 // engine hook's release of a ball at a box edge, where λ_n jumps) takes the boundary as its guard
 // and F⁻ on the feature it leaves, as FeatureEvent does, and records feature_before/after; `restitution`
 // (the table the event was made with) and data's inputs (ctrl, applied forces) must be those of
-// the event. No-op when the event is complete.
-void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev);
+// the event. No-op when the event is complete. `fields` (optional, FieldMemo): F⁺ from it.
+void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev,
+                   FieldMemo* fields = nullptr);
 
 // Removes from the mode every contact whose normal force at x is below −force_tol (a sticking
 // one is first let slip), most negative first; returns those removed and reports the rank.
+// `fields` (optional): the last evaluation, F at x in the mode returned, is kept in it.
 std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const State& x, Mode& mode,
-                                      double force_tol, int* rank);
+                                      double force_tol, int* rank, FieldMemo* fields = nullptr);
 
 // ReleasePulling on the island of `seed` alone (islands.h: the other islands' normal forces do not
 // depend on its contacts), the mode's order kept: the same as ReleasePulling on the whole mode
