@@ -49,7 +49,7 @@ TEST_F(Impact, TwoBlockPlasticCollisionMatchesClosedForm) {
   EXPECT_NEAR(ev.impact.kinetic_energy_minus - ev.impact.kinetic_energy_plus, 1.0 / 3, 1e-12);
   EXPECT_EQ(ev.mode_after.contacts.size(), 1u);  // plastic: the blocks move on together
   // DΔ's velocity block is P for a plastic impact
-  EXPECT_LT((ev.xi.reset.dv_dv - P_expected).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((ev.xi.reset.DvDvDense() - P_expected).cwiseAbs().maxCoeff(), 1e-12);
 }
 
 // P = I − M⁻¹Jᵀ(JM⁻¹Jᵀ)⁺J on MuJoCo's humanoid at random joint angles, with every contact point

@@ -226,7 +226,7 @@ void CheckTwoBlocks(const ModelRun& run) {
   EXPECT_NEAR(ev.x_plus.qvel(0), 2.0 / 3, 1e-12);
   EXPECT_NEAR(ev.x_plus.qvel(1), -2.0 / 3, 1e-12);
   EXPECT_NEAR(ev.impact.kinetic_energy_minus - ev.impact.kinetic_energy_plus, 1.0 / 3, 1e-12);
-  EXPECT_LT((ev.xi.reset.dv_dv - P).norm(), 1e-12) << ev.xi.reset.dv_dv;
+  EXPECT_LT((ev.xi.reset.DvDvDense() - P).norm(), 1e-12) << ev.xi.reset.DvDvDense();
   EXPECT_EQ(run.end.mode.contacts.size(), 1u) << "they move on together, in contact";
   std::printf("[ two_blocks ] t = %.9f s, v+ = (%.12f, %.12f), energy lost %.12f\n", ev.time,
               ev.x_plus.qvel(0), ev.x_plus.qvel(1),

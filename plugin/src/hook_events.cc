@@ -196,7 +196,7 @@ void MarkSupport(const mjModel* m, const RigidEvent& ev, std::vector<char>& in) 
 // Ξ restricted to the indices S (increasing; S holds Ξ's support, so Ξ is the identity off S and
 // has no entries between S and the rest): Ξ_SS = DΔ_SS + u_S ∇g_Sᵀ, read from its factors
 Eigen::MatrixXd XiBlock(const SaltationMatrix& xi, const std::vector<int>& S) {
-  const int nv = static_cast<int>(xi.reset.dv_dv.rows());
+  const int nv = xi.reset.nv;
   const int k = static_cast<int>(S.size());
   Eigen::MatrixXd block(k, k);
   for (int b = 0; b < k; b++) {
@@ -205,7 +205,7 @@ Eigen::MatrixXd XiBlock(const SaltationMatrix& xi, const std::vector<int>& S) {
       const int r = S[a];
       double reset_rc = r == c ? 1.0 : 0.0;
       if (r >= nv && r < 2 * nv) {
-        reset_rc = c < nv ? xi.reset.dv_dq(r - nv, c) : c < 2 * nv ? xi.reset.dv_dv(r - nv, c - nv) : 0.0;
+        reset_rc = c < nv ? xi.reset.DvDq(r - nv, c) : c < 2 * nv ? xi.reset.DvDv(r - nv, c - nv) : 0.0;
       }
       block(a, b) = reset_rc + xi.correction(r) * xi.grad_g(c);
     }

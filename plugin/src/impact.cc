@@ -367,15 +367,56 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
 }
 
 Eigen::MatrixXd ResetJacobian::Dense() const {
-  const int nv = dv_dv.rows();
   Eigen::MatrixXd D = Eigen::MatrixXd::Identity(2 * nv + na, 2 * nv + na);
-  D.block(nv, 0, nv, nv) = dv_dq;
-  D.block(nv, nv, nv, nv) = dv_dv;
+  D.block(nv, 0, nv, nv) = DvDqDense();
+  D.block(nv, nv, nv, nv) = DvDvDense();
   return D;
+}
+
+namespace {
+// the position of dof in the increasing `dofs`, or −1
+int BlockIndex(const std::vector<int>& dofs, int dof) {
+  const auto it = std::lower_bound(dofs.begin(), dofs.end(), dof);
+  return it != dofs.end() && *it == dof ? static_cast<int>(it - dofs.begin()) : -1;
+}
+}  // namespace
+
+double ResetJacobian::DvDq(int r, int c) const {
+  if (!Restricted()) return dv_dq(r, c);
+  const int a = BlockIndex(dofs, r), b = BlockIndex(dofs, c);
+  return a >= 0 && b >= 0 ? dv_dq(a, b) : 0.0;
+}
+
+double ResetJacobian::DvDv(int r, int c) const {
+  if (!Restricted()) return dv_dv(r, c);
+  const int a = BlockIndex(dofs, r), b = BlockIndex(dofs, c);
+  return a >= 0 && b >= 0 ? dv_dv(a, b) : (r == c ? 1.0 : 0.0);
+}
+
+Eigen::MatrixXd ResetJacobian::DvDqDense() const {
+  if (!Restricted()) return dv_dq;
+  Eigen::MatrixXd D = Eigen::MatrixXd::Zero(nv, nv);
+  D(dofs, dofs) = dv_dq;
+  return D;
+}
+
+Eigen::MatrixXd ResetJacobian::DvDvDense() const {
+  if (!Restricted()) return dv_dv;
+  Eigen::MatrixXd D = Eigen::MatrixXd::Identity(nv, nv);
+  D(dofs, dofs) = dv_dv;
+  return D;
+}
+
+void ResetJacobian::Compact() {
+  if (!Restricted() || dv_dv.rows() != nv) return;  // nothing to drop, or compact already
+  Eigen::MatrixXd q = dv_dq(dofs, dofs), v = dv_dv(dofs, dofs);
+  dv_dq = std::move(q);
+  dv_dv = std::move(v);
 }
 
 ResetJacobian ResetJacobian::Identity(int nv, int na) {
   ResetJacobian r;
+  r.nv = nv;
   r.dv_dq = Eigen::MatrixXd::Zero(nv, nv);
   SetIdentity(r.dv_dv, nv);
   r.na = na;
@@ -389,6 +430,7 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   const int nv = m->nv;
   mjData* d = data.main();
   ResetJacobian out;
+  out.nv = nv;
   out.na = m->na;
 
   // ∂v⁺/∂v⁻ in closed form: v⁺ is linear in v⁻ for a fixed S (targets use J_n v⁻ < 0)
@@ -426,13 +468,14 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
 
   // ∂v⁺/∂q on the island's columns (the others are exactly zero)
   out.dv_dq.setZero(nv, nv);
-  if (nrow == 0 || dofs.empty()) return out;
-  if (method == ConfigurationBlockMethod::kEquations &&
-      ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, island, out.dv_dq)) {
-    return out;
+  if (nrow > 0 && !dofs.empty()) {
+    if (method != ConfigurationBlockMethod::kEquations ||
+        !ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, island, out.dv_dq)) {
+      out.dv_dq_method = ConfigurationBlockMethod::kImpactMaps;
+      ConfigurationBlockByImpactMaps(model, data, restitution, x_minus, impulse_set, solver.method(), dofs, out.dv_dq);
+    }
   }
-  out.dv_dq_method = ConfigurationBlockMethod::kImpactMaps;
-  ConfigurationBlockByImpactMaps(model, data, restitution, x_minus, impulse_set, solver.method(), dofs, out.dv_dq);
+  out.Compact();  // the island's blocks only
   return out;
 }
 

@@ -14,7 +14,7 @@ namespace {
 // DΔ δx from the blocks; a restricted DΔ (ResetJacobian::dofs) is the identity off its dofs, so
 // only their velocity rows change, by the island's blocks (k² instead of nv²)
 Eigen::VectorXd ApplyReset(const ResetJacobian& r, const Eigen::VectorXd& dx) {
-  const int nv = r.dv_dv.rows();
+  const int nv = r.nv;
   Eigen::VectorXd y = dx;
   if (!r.Restricted()) {
     y.segment(nv, nv) = r.dv_dq * dx.head(nv) + r.dv_dv * dx.segment(nv, nv);
@@ -22,12 +22,12 @@ Eigen::VectorXd ApplyReset(const ResetJacobian& r, const Eigen::VectorXd& dx) {
   }
   const std::vector<int>& s = r.dofs;
   const Eigen::VectorXd dq = dx.head(nv)(s), dv = dx.segment(nv, nv)(s);
-  y.segment(nv, nv)(s) = r.dv_dq(s, s) * dq + r.dv_dv(s, s) * dv;
+  y.segment(nv, nv)(s) = r.dv_dq * dq + r.dv_dv * dv;  // the island's blocks
   return y;
 }
 
 Eigen::VectorXd ApplyResetTranspose(const ResetJacobian& r, const Eigen::VectorXd& w) {
-  const int nv = r.dv_dv.rows();
+  const int nv = r.nv;
   Eigen::VectorXd y = w;
   if (!r.Restricted()) {
     y.head(nv) += r.dv_dq.transpose() * w.segment(nv, nv);
@@ -36,15 +36,14 @@ Eigen::VectorXd ApplyResetTranspose(const ResetJacobian& r, const Eigen::VectorX
   }
   const std::vector<int>& s = r.dofs;
   const Eigen::VectorXd wv = w.segment(nv, nv)(s);
-  y.head(nv)(s) += r.dv_dq(s, s).transpose() * wv;
-  y.segment(nv, nv)(s) = r.dv_dv(s, s).transpose() * wv;
+  y.head(nv)(s) += r.dv_dq.transpose() * wv;
+  y.segment(nv, nv)(s) = r.dv_dv.transpose() * wv;
   return y;
 }
 
 // whether DΔ's entries are finite (off a restricted DΔ's dofs they are 0 and 1 by construction)
 bool ResetIsFinite(const ResetJacobian& r) {
-  if (!r.Restricted()) return r.dv_dq.allFinite() && r.dv_dv.allFinite();
-  return r.dv_dq(r.dofs, r.dofs).allFinite() && r.dv_dv(r.dofs, r.dofs).allFinite();
+  return r.dv_dq.allFinite() && r.dv_dv.allFinite();  // restricted: the island's blocks
 }
 
 }  // namespace
@@ -112,7 +111,7 @@ double SaltationMatrix::Norm() const {
   // Ξ = DΔ + c ∇gᵀ differs from the identity only on the indices S whose row or column does (an
   // event's island, islands.h): Ξ is then I on the rest and has no entries between S and the
   // rest, so ‖Ξ‖₂ = max(‖Ξ_SS‖₂, 1) — an event among many bodies costs its island's size
-  const int nv = static_cast<int>(reset.dv_dv.rows());
+  const int nv = reset.nv;
   std::vector<char> in(n, 0);
   for (int i = 0; i < n; i++) in[i] = correction(i) != 0 || grad_g(i) != 0;
   // a restricted DΔ differs from I only on its dofs' blocks (ResetJacobian::dofs)
@@ -124,8 +123,8 @@ double SaltationMatrix::Norm() const {
   const std::vector<int>& moved = reset.Restricted() ? reset.dofs : all;
   for (int r : moved) {
     for (int c : moved) {
-      if (reset.dv_dq(r, c) != 0) in[nv + r] = in[c] = 1;
-      if (reset.dv_dv(r, c) != (r == c ? 1.0 : 0.0)) in[nv + r] = in[nv + c] = 1;
+      if (reset.DvDq(r, c) != 0) in[nv + r] = in[c] = 1;
+      if (reset.DvDv(r, c) != (r == c ? 1.0 : 0.0)) in[nv + r] = in[nv + c] = 1;
     }
   }
   std::vector<int> S;
@@ -140,7 +139,7 @@ double SaltationMatrix::Norm() const {
       const int r = S[a], c = S[b];
       double reset_rc = r == c ? 1.0 : 0.0;
       if (r >= nv && r < 2 * nv) {
-        reset_rc = c < nv ? reset.dv_dq(r - nv, c) : c < 2 * nv ? reset.dv_dv(r - nv, c - nv) : 0.0;
+        reset_rc = c < nv ? reset.DvDq(r - nv, c) : c < 2 * nv ? reset.DvDv(r - nv, c - nv) : 0.0;
       }
       xi(a, b) = reset_rc + correction(r) * grad_g(c);
     }

@@ -79,8 +79,13 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
 // and is essential for articulated robots). Writes data.main() and data.aux().
 enum class ConfigurationBlockMethod { kEquations, kImpactMaps };
 struct ResetJacobian {
-  Eigen::MatrixXd dv_dq;  // (nv × nv)
-  Eigen::MatrixXd dv_dv;  // (nv × nv)
+  // The velocity blocks ∂v⁺/∂q and ∂v⁺/∂v⁻. Restricted (Restricted()): only the rows and columns
+  // `dofs` are stored (|dofs| × |dofs|, block index a being dof dofs[a]; the rest is 0 and I
+  // exactly), so an event among many bodies holds its island's size, not nv²; otherwise nv × nv.
+  // Read entries by the model's indices through DvDq/DvDv, whole blocks through DvDqDense/DvDvDense.
+  Eigen::MatrixXd dv_dq;
+  Eigen::MatrixXd dv_dv;
+  int nv = 0;
   int na = 0;
   ConfigurationBlockMethod dv_dq_method = ConfigurationBlockMethod::kEquations;  // the one taken
   // The degrees of freedom DΔ moves, increasing: off them the rows and columns of dv_dq are zero
@@ -94,7 +99,14 @@ struct ResetJacobian {
   Eigen::MatrixXd Dense() const;
   static ResetJacobian Identity(int nv, int na);
   // whether DΔ's restriction to `dofs` stands for all of it (not all_dofs, and fewer than nv)
-  bool Restricted() const { return !all_dofs && static_cast<int>(dofs.size()) < dv_dv.rows(); }
+  bool Restricted() const { return !all_dofs && static_cast<int>(dofs.size()) < nv; }
+  // entries by the model's dof indices (0 ≤ r, c < nv), and the nv × nv blocks
+  double DvDq(int r, int c) const;
+  double DvDv(int r, int c) const;
+  Eigen::MatrixXd DvDqDense() const;
+  Eigen::MatrixXd DvDvDense() const;
+  // nv × nv blocks → the dofs × dofs blocks when Restricted() (ImpactResetJacobian's last step)
+  void Compact();
 };
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set,
