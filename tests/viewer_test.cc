@@ -691,9 +691,11 @@ class ViewerInput : public ::testing::Test {
   Status Key(const std::string& keysym, const std::string& input) {
     return Send("key --clearmodifiers " + keysym, input);
   }
-  // xdotool commands that put the pointer at (x, y) of the window
+  // xdotool commands that put the pointer at (x, y) of the window, then wait a quarter second: the
+  // viewer draws a few frames before the next input, so Dear ImGui's hover state is the new
+  // position's (a click sent at once after closing the F1 overlay went to the overlay under load)
   std::string At(int x, int y) const {
-    return "mousemove --window " + window_ + " " + std::to_string(x) + " " + std::to_string(y);
+    return "mousemove --window " + window_ + " " + std::to_string(x) + " " + std::to_string(y) + " sleep 0.25";
   }
 
   std::string dir_, model_, window_;
