@@ -193,26 +193,6 @@ void MarkSupport(const mjModel* m, const RigidEvent& ev, std::vector<char>& in) 
   for (int i = 0; i < n; i++) in[i] |= ev.xi.correction(i) != 0 || ev.xi.grad_g(i) != 0;
 }
 
-// Ξ restricted to the indices S (increasing; S holds Ξ's support, so Ξ is the identity off S and
-// has no entries between S and the rest): Ξ_SS = DΔ_SS + u_S ∇g_Sᵀ, read from its factors
-Eigen::MatrixXd XiBlock(const SaltationMatrix& xi, const std::vector<int>& S) {
-  const int nv = xi.reset.nv;
-  const int k = static_cast<int>(S.size());
-  Eigen::MatrixXd block(k, k);
-  for (int b = 0; b < k; b++) {
-    const int c = S[b];
-    for (int a = 0; a < k; a++) {
-      const int r = S[a];
-      double reset_rc = r == c ? 1.0 : 0.0;
-      if (r >= nv && r < 2 * nv) {
-        reset_rc = c < nv ? xi.reset.DvDq(r - nv, c) : c < 2 * nv ? xi.reset.DvDv(r - nv, c - nv) : 0.0;
-      }
-      block(a, b) = reset_rc + xi.correction(r) * xi.grad_g(c);
-    }
-  }
-  return block;
-}
-
 }  // namespace
 
 void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, const State& x0, const Mode& mode0, const std::vector<ContactId>& group,
@@ -299,7 +279,7 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
       const int k = static_cast<int>(S.size());
       auto product = [&](const std::vector<const RigidEvent*>& order) {
         Eigen::MatrixXd block = Eigen::MatrixXd::Identity(k, k);
-        for (const RigidEvent* ev : order) block = XiBlock(ev->xi, S) * block;
+        for (const RigidEvent* ev : order) block = ev->xi.Block(S) * block;
         return block;
       };
       sim.composite_first(S, S) = product(first[c]);

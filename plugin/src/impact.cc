@@ -89,7 +89,7 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   return v_minus + JMinv.transpose() * lambda;
 }
 
-// ∂v⁺/∂q, columns `dofs`, by central differences of the whole impact map with S fixed (ImpactVelocity
+// ∂v⁺/∂q on `dofs` (|dofs|², ResetJacobian's island block: its rows off them are exactly zero), by central differences of the whole impact map with S fixed (ImpactVelocity
 // at q ± ε eᵢ, each a factorisation of M and a solve with J M⁻¹ Jᵀ by `method`, the centre's).
 void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const RestitutionTable& restitution,
                                     const State& x_minus, const std::vector<ContactId>& impulse_set,
@@ -98,19 +98,22 @@ void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const Restit
   const mjModel* m = model.mj();
   const double eps = model.options().fd_step;
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(m->nv);
+  int c = 0;
   for (int i : dofs) {
     dq.setZero();
     dq(i) = eps;
     Eigen::VectorXd qp = x_minus.qpos, qm = x_minus.qpos;
     mj_integratePos(m, qp.data(), dq.data(), 1.0);
     mj_integratePos(m, qm.data(), dq.data(), -1.0);
-    dv_dq.col(i) = (ImpactVelocity(model, data, restitution, qp, x_minus.qvel, impulse_set, nullptr, method) -
-                    ImpactVelocity(model, data, restitution, qm, x_minus.qvel, impulse_set, nullptr, method)) /
-                   (2 * eps);
+    const Eigen::VectorXd column =
+        (ImpactVelocity(model, data, restitution, qp, x_minus.qvel, impulse_set, nullptr, method) -
+         ImpactVelocity(model, data, restitution, qm, x_minus.qvel, impulse_set, nullptr, method)) /
+        (2 * eps);
+    dv_dq.col(c++) = column(dofs);
   }
 }
 
-// ∂v⁺/∂q, columns `dofs`, from the impact's equations differentiated at the centre, S fixed:
+// ∂v⁺/∂q on `dofs` (|dofs|², as above), from the impact's equations differentiated at the centre, S fixed:
 //   M (v⁺ − v⁻) = Jᵀ Λ,   J v⁺ + b = −E (J v⁻ + b)          (E: the centre's applied restitution)
 // give, along a configuration direction (D: the derivative of M(q), J(q), b(q) alone),
 //   M δv = w + Jᵀ δΛ,  w = D[Jᵀ Λ − M Δv],      J δv = s,  s = −D[J (v⁺ + E v⁻) + (1 + E) b]
@@ -199,7 +202,7 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   mj_solveM(m, centre, MinvW.data(), W.data(), ncol);
   const Eigen::MatrixXd correction = solver.Solve(Eigen::MatrixXd(S - sel.J * MinvW.transpose()));
   const Eigen::MatrixXd block = MinvW.transpose() + JMinv.transpose() * correction;
-  for (int c = 0; c < ncol; c++) dv_dq.col(dofs[c]) = block.col(c);
+  dv_dq = block(dofs, Eigen::all);
   return true;
 }
 
@@ -407,13 +410,6 @@ Eigen::MatrixXd ResetJacobian::DvDvDense() const {
   return D;
 }
 
-void ResetJacobian::Compact() {
-  if (!Restricted() || dv_dv.rows() != nv) return;  // nothing to drop, or compact already
-  Eigen::MatrixXd q = dv_dq(dofs, dofs), v = dv_dv(dofs, dofs);
-  dv_dq = std::move(q);
-  dv_dv = std::move(v);
-}
-
 ResetJacobian ResetJacobian::Identity(int nv, int na) {
   ResetJacobian r;
   r.nv = nv;
@@ -448,7 +444,8 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   out.dofs = island.dofs;
   out.all_dofs = false;
   const std::vector<int>& dofs = out.dofs;
-  SetIdentity(out.dv_dv, nv);
+  const int k = static_cast<int>(dofs.size());
+  SetIdentity(out.dv_dv, k);
   const int nrow = sel.J.rows();
   // the center's choice of solver, kept by every difference column below
   PsdSolver solver;
@@ -463,11 +460,11 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
     // −M⁻¹Jᵀ A⁺ (I + E) J on the island's rows and columns (the rest is exactly zero)
     const Eigen::MatrixXd rhs = (Eigen::VectorXd::Ones(nrow) + e).asDiagonal() * sel.J(Eigen::all, dofs);
     const Eigen::MatrixXd JMinv_island = JMinv(Eigen::all, dofs);
-    out.dv_dv(dofs, dofs) -= JMinv_island.transpose() * solver.Solve(rhs);
+    out.dv_dv -= JMinv_island.transpose() * solver.Solve(rhs);
   }
 
   // ∂v⁺/∂q on the island's columns (the others are exactly zero)
-  out.dv_dq.setZero(nv, nv);
+  out.dv_dq.setZero(k, k);
   if (nrow > 0 && !dofs.empty()) {
     if (method != ConfigurationBlockMethod::kEquations ||
         !ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, island, out.dv_dq)) {
@@ -475,7 +472,6 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
       ConfigurationBlockByImpactMaps(model, data, restitution, x_minus, impulse_set, solver.method(), dofs, out.dv_dq);
     }
   }
-  out.Compact();  // the island's blocks only
   return out;
 }
 

@@ -133,22 +133,30 @@ double SaltationMatrix::Norm() const {
   }
   if (S.empty()) return 1;
   const int k = static_cast<int>(S.size());
-  Eigen::MatrixXd xi(k, k);
-  for (int b = 0; b < k; b++) {
-    for (int a = 0; a < k; a++) {
-      const int r = S[a], c = S[b];
-      double reset_rc = r == c ? 1.0 : 0.0;
-      if (r >= nv && r < 2 * nv) {
-        reset_rc = c < nv ? reset.DvDq(r - nv, c) : c < 2 * nv ? reset.DvDv(r - nv, c - nv) : 0.0;
-      }
-      xi(a, b) = reset_rc + correction(r) * grad_g(c);
-    }
-  }
+  const Eigen::MatrixXd xi = Block(S);
   // σ_max² = λ_max(ΞᵀΞ): a symmetric eigenvalue problem, several times cheaper than an SVD
   const Eigen::MatrixXd gram = xi.transpose() * xi;
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(gram, Eigen::EigenvaluesOnly);
   const double norm = std::sqrt(std::max(0.0, eig.eigenvalues().maxCoeff()));
   return k < n ? std::max(norm, 1.0) : norm;
+}
+
+Eigen::MatrixXd SaltationMatrix::Block(const std::vector<int>& S) const {
+  const int nv = reset.nv;
+  const int k = static_cast<int>(S.size());
+  Eigen::MatrixXd block(k, k);
+  for (int b = 0; b < k; b++) {
+    const int c = S[b];
+    for (int a = 0; a < k; a++) {
+      const int r = S[a];
+      double reset_rc = r == c ? 1.0 : 0.0;
+      if (r >= nv && r < 2 * nv) {
+        reset_rc = c < nv ? reset.DvDq(r - nv, c) : c < 2 * nv ? reset.DvDv(r - nv, c - nv) : 0.0;
+      }
+      block(a, b) = reset_rc + correction(r) * grad_g(c);
+    }
+  }
+  return block;
 }
 
 }  // namespace saltation

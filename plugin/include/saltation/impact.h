@@ -105,8 +105,6 @@ struct ResetJacobian {
   double DvDv(int r, int c) const;
   Eigen::MatrixXd DvDqDense() const;
   Eigen::MatrixXd DvDvDense() const;
-  // nv × nv blocks → the dofs × dofs blocks when Restricted() (ImpactResetJacobian's last step)
-  void Compact();
 };
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set,

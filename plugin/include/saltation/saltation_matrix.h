@@ -15,6 +15,8 @@
 
 #include <Eigen/Dense>
 
+#include <vector>
+
 #include "saltation/impact.h"
 
 namespace saltation {
@@ -43,6 +45,9 @@ struct SaltationMatrix {
   Eigen::VectorXd ApplyTranspose(const Eigen::VectorXd& w) const;
   // spectral norm ‖Ξ‖₂ (formed on the indices where Ξ differs from I: an island's cost)
   double Norm() const;
+  // Ξ_SS = DΔ_SS + u_S ∇g_Sᵀ on the tangent indices S (increasing), read from the factors; Ξ is that
+  // block and the identity elsewhere when S holds every index where Ξ differs from I
+  Eigen::MatrixXd Block(const std::vector<int>& S) const;
 };
 
 // The transversality part alone (grad_g, f_minus, transversality, dt_dx), for events whose Ξ is
