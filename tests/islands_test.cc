@@ -9,6 +9,7 @@
 #include "island_passes.h"
 #include "saltation/islands.h"
 #include "saltation/saltation_matrix.h"
+#include "hook_group.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -118,6 +119,53 @@ TEST(Islands, FollowTreesContactsAndEqualities) {
   ModelPtr alone = LoadModelFromString(Scene(0));
   Model alone_model(alone.get());
   EXPECT_TRUE(IslandOf(alone_model, {}, {foot}).whole);
+}
+
+// Trees coupled by forces rather than constraints: a damped spatial tendon through three balls
+// joins all three (its damping reads every ball's velocity: an impact on one changes the others'
+// accelerations); a fixed tendon with stiffness alone over two hinges joins them too (the flow);
+// an actuator from a site to a reference site on another tree joins those two; a ball that nothing
+// couples stays alone. Seeded by a contact of each ball with the floor.
+TEST(Islands, TreesCoupledByTendonsAndSiteActuatorsAreJoined) {
+  const char* xml = R"(
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="a" pos="0 0 1"><freejoint/><geom name="ga" size="0.1"/><site name="sa"/></body>
+    <body name="b" pos="1 0 1"><freejoint/><geom name="gb" size="0.1"/><site name="sb"/></body>
+    <body name="c" pos="2 0 1"><freejoint/><geom name="gc" size="0.1"/><site name="sc"/></body>
+    <body name="d" pos="3 0 1"><freejoint/><geom name="gd" size="0.1"/><site name="sd"/></body>
+    <body name="e" pos="4 0 1"><freejoint/><geom name="ge" size="0.1"/><site name="se"/></body>
+    <body name="f" pos="5 0 1"><freejoint/><geom name="gf" size="0.1"/></body>
+    <body name="p" pos="0 2 1"><joint name="hp" type="hinge"/><geom name="gp" size="0.1"/></body>
+    <body name="q" pos="1 2 1"><joint name="hq" type="hinge"/><geom name="gq" size="0.1"/></body>
+  </worldbody>
+  <tendon>
+    <spatial damping="3"><site site="sa"/><site site="sb"/><site site="sc"/></spatial>
+    <fixed stiffness="10"><joint joint="hp" coef="1"/><joint joint="hq" coef="-1"/></fixed>
+  </tendon>
+  <actuator><general site="sd" refsite="se" gear="1 0 0 0 0 0"/></actuator>
+</mujoco>)";
+  ModelPtr m = LoadModelFromString(xml);
+  Model model(m.get());
+  auto on_floor = [&](const char* geom) {
+    ContactId id;
+    id.geom1 = mj_name2id(m.get(), mjOBJ_GEOM, "floor");
+    id.geom2 = mj_name2id(m.get(), mjOBJ_GEOM, geom);
+    return id;
+  };
+  auto trees = [&](const Island& island) {
+    std::string names;
+    for (int b = 1; b < m->nbody; b++) {
+      if (island.whole || island.tree[m->body_treeid[b]]) names += mj_id2name(m.get(), mjOBJ_BODY, b);
+    }
+    return names;
+  };
+  EXPECT_EQ(trees(IslandOf(model, {}, {on_floor("gb")})), "abc");
+  EXPECT_EQ(trees(IslandOf(model, {}, {on_floor("gd")})), "de");
+  EXPECT_EQ(trees(IslandOf(model, {}, {on_floor("gf")})), "f");
+  EXPECT_EQ(trees(IslandOf(model, {}, {on_floor("gq")})), "pq");
+  EXPECT_EQ(IslandOf(model, {}, {on_floor("gf")}).dofs, (std::vector<int>{30, 31, 32, 33, 34, 35}));
 }
 
 // Ξ of the leg's touchdown with resting balls in the mode, against the same touchdown in the
@@ -412,23 +460,9 @@ TEST(Islands, SimultaneousGroupComposedPerIslandEqualsTheSequence) {
     if (ev.kind == EventKind::kSimultaneous) sim = &ev;
   }
   ASSERT_NE(sim, nullptr);
-  // the group as the hook forms it: the first member's impact candidates not in its mode, then the
-  // other touchdowns of the group
-  const HookEvent* first = nullptr;
-  std::vector<ContactId> group;
-  for (const HookEvent& ev : hook.events()) {
-    if (ev.group != sim->group || ev.kind == EventKind::kSimultaneous) continue;
-    if (!first) {
-      first = &ev;
-      for (const ContactId& id : ev.rigid.impact.candidates) {
-        bool in_mode = false;
-        for (const ContactId& c : ev.rigid.mode_before.contacts) in_mode |= c.SamePair(id) && (c.anchor - id.anchor).norm() <= 1e-12;
-        if (!in_mode) group.push_back(id);
-      }
-    } else {
-      group.push_back(ev.contact);
-    }
-  }
+  const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+  const HookEvent* first = formed.first;
+  const std::vector<ContactId>& group = formed.members;
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(static_cast<int>(group.size()), sim->group_size);
   // the four corners (the first corner's impact candidates), two balls — each once: the corners that

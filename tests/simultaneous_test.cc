@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "saltation/events.h"
+#include "hook_group.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -17,13 +18,6 @@ namespace {
 bool SameBits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return a.rows() == b.rows() && a.cols() == b.cols() &&
          (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0);
-}
-
-bool InMode(const Mode& mode, const ContactId& id) {
-  for (const ContactId& c : mode.contacts) {
-    if (c.SamePair(id) && (c.anchor - id.anchor).norm() <= 1e-12) return true;
-  }
-  return false;
 }
 
 // the naive composite of one ordering: every member's complete TouchdownEvent in turn from the
@@ -82,21 +76,9 @@ TEST(Simultaneous, SharedCompositesEqualTheNaiveOrderings) {
       if (ev.kind == EventKind::kSimultaneous && !sim) sim = &ev;
     }
     ASSERT_NE(sim, nullptr) << feet << " feet";
-    // the group as the hook forms it: the first member's impact candidates not in its mode, then
-    // the group's other touchdowns
-    const HookEvent* first = nullptr;
-    std::vector<ContactId> group;
-    for (const HookEvent& ev : hook.events()) {
-      if (ev.group != sim->group || ev.kind == EventKind::kSimultaneous) continue;
-      if (!first) {
-        first = &ev;
-        for (const ContactId& id : ev.rigid.impact.candidates) {
-          if (!InMode(ev.rigid.mode_before, id)) group.push_back(id);
-        }
-      } else {
-        group.push_back(ev.contact);
-      }
-    }
+    const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+    const HookEvent* first = formed.first;
+    const std::vector<ContactId>& group = formed.members;
     ASSERT_NE(first, nullptr);
     ASSERT_EQ(static_cast<int>(group.size()), feet);
     ASSERT_EQ(sim->group_size, feet);
@@ -117,15 +99,11 @@ TEST(Simultaneous, SharedCompositesEqualTheNaiveOrderings) {
 }
 
 // Two balls landing together (their centres at different heights), joined by a damped spatial
-// tendon: no constraint couples their trees (two islands, islands.h, composed apart from the
-// group's state as before), but the tendon's damping force reads both balls' velocities, so each
-// ball's impact changes the other's acceleration and its Ξ reaches the other ball's rows. The
-// clusters' supports overlap and are composed as one block, cluster after cluster: the naive
-// per-island composites (each ball's complete TouchdownEvent at the group's state, dense) to 1e-12.
-// (The whole group in sequence differs here — the second impact then sees the first's velocity
-// jump through the tendon: islands.h does not join trees coupled by tendon damping. Printed, not
-// asserted: a limitation of the island analysis, not of the composition.)
-TEST(Simultaneous, OverlappingSupportsAcrossIslandsEqualTheNaivePerIslandComposites) {
+// tendon: the tendon's damping force reads both balls' velocities, so each ball's impact changes
+// the other's acceleration and the second impact sees the first's velocity jump. islands.h joins
+// the trees the tendon spans: the group is one cluster, composed in sequence — the composites are
+// the naive ones of the whole group in each order to 1e-12, and the two orders differ.
+TEST(Simultaneous, TendonDampedBallsAreComposedInSequence) {
   const char* xml = R"(
 <mujoco>
   <option gravity="0 0 -9.81"/>
@@ -148,37 +126,30 @@ TEST(Simultaneous, OverlappingSupportsAcrossIslandsEqualTheNaivePerIslandComposi
     }
   }
   ASSERT_NE(sim, nullptr);
-  const HookEvent* first = nullptr;
-  std::vector<ContactId> group;
-  for (const HookEvent& ev : hook.events()) {
-    if (ev.group != sim->group || ev.kind == EventKind::kSimultaneous) continue;
-    if (!first) first = &ev;
-    group.push_back(ev.contact);
-  }
+  const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+  const HookEvent* first = formed.first;
+  const std::vector<ContactId>& group = formed.members;
+  ASSERT_NE(first, nullptr);
   ASSERT_EQ(group.size(), 2u);
   const Model& model = hook.rigid_model();
-  // the first ball's Ξ reaches the second ball's velocity rows (the premise)
-  {
-    Data data(model);
-    const RigidEvent ev = TouchdownEvent(model, data, RestitutionTable(model), first->rigid.x_minus,
-                                         first->rigid.mode_before, group[0], -1.0, DefaultForceTolerance(m.get()));
-    const int other = group[0].geom2 == 1 || group[0].geom1 == 1 ? 2 : 1;  // the other ball's body
-    const int dof = m->body_dofadr[other];
-    EXPECT_GT(ev.xi.correction.segment(m->nv + dof, 3).norm(), 1e-6);
-  }
-  // per island from the group's state: ball a's factor, then ball b's, in both composites (each
-  // island has one member)
-  const Eigen::MatrixXd per_island = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before, {group[1]}) *
-                                     NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before, {group[0]});
+  // one island: each ball's touchdown reaches both balls
+  EXPECT_TRUE(IslandOf(model, first->rigid.mode_before.contacts, {group[0]}).whole);
   const Eigen::MatrixXd sequence = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before, group);
-  const double scale = per_island.norm();
-  const double err_first = (sim->composite_first - per_island).norm() / scale;
-  const double err_reverse = (sim->composite_reverse - per_island).norm() / scale;
-  std::printf("[ simultaneous ] tendon-coupled balls: shared vs naive per island %.1e / %.1e; the whole group in "
-              "sequence differs by %.2f\n",
-              err_first, err_reverse, (sequence - per_island).norm() / scale);
+  const Eigen::MatrixXd reverse = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before,
+                                                 std::vector<ContactId>(group.rbegin(), group.rend()));
+  const double scale = sequence.norm();
+  const double err_first = (sim->composite_first - sequence).norm() / scale;
+  const double err_reverse = (sim->composite_reverse - reverse).norm() / scale;
+  const double spread = (sequence - reverse).norm() / scale;
+  std::printf("[ simultaneous ] tendon-damped balls: shared vs naive %.1e / %.1e, orders differ by %.3f, hook's "
+              "spread %.3f\n",
+              err_first, err_reverse, spread, sim->order_spread);
   EXPECT_LT(err_first, 1e-12);
   EXPECT_LT(err_reverse, 1e-12);
+  EXPECT_GT(spread, 1e-2);
+  EXPECT_NEAR(sim->order_spread, (sim->composite_first - sim->composite_reverse).norm() /
+                                     std::max(sim->composite_first.norm(), sim->composite_reverse.norm()), 1e-15);
+  EXPECT_GT(sim->order_spread, 1e-2);
 }
 
 // TouchdownEvent with a FieldMemo gives the same bits as without, and the memo answers F⁻ of an

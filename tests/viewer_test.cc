@@ -611,8 +611,15 @@ class InteractiveViewer {
 
 // runs xdotool (bounded by timeout(1)); true when it succeeded
 bool Xdo(const std::string& args) {
-  const std::string command = "timeout 10 xdotool " + args + " >/dev/null 2>&1";
-  return std::system(command.c_str()) == 0;
+  const std::string command = "timeout 10 xdotool " + args + " 2>&1 >/dev/null";
+  std::string err;
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return false;
+  char buf[256];
+  while (std::fgets(buf, sizeof(buf), pipe)) err += buf;
+  const int status = pclose(pipe);
+  if (status != 0) std::fprintf(stderr, "xdotool %s: exit %d %s\n", args.c_str(), status, err.c_str());
+  return status == 0;
 }
 
 std::string XdoOutput(const std::string& args) {
@@ -698,6 +705,25 @@ class ViewerInput : public ::testing::Test {
     return "mousemove --window " + window_ + " " + std::to_string(x) + " " + std::to_string(y) + " sleep 0.25";
   }
 
+  // the viewer's mapped window (its id in window_): GLFW may create and destroy a window of the
+  // same name first, which a plain search can return (BadWindow afterwards)
+  bool FindWindow() {
+    window_ = XdoOutput("search --sync --onlyvisible --name '^saltation-viewer$'");
+    window_ = window_.substr(0, window_.find('\n'));
+    return !window_.empty();
+  }
+  // the pointer on the scene and the focus on the window (no window manager: keys go to the
+  // window under the pointer), the window looked up again while it cannot take the focus
+  bool FocusWindow(double seconds) {
+    const double end = Now() + seconds;
+    while (!Xdo(At(640, 360) + " windowfocus " + window_)) {
+      if (Now() > end) return false;
+      usleep(100000);
+      FindWindow();
+    }
+    return true;
+  }
+
   std::string dir_, model_, window_;
   InteractiveViewer viewer_;
 };
@@ -707,9 +733,7 @@ TEST_F(ViewerInput, KeysAndMouseFollowMujocoSimulateConventions) {
   // the free camera looks at the ball (at rest at the origin, centre 0.1 m up) from 45° above
   ASSERT_TRUE(viewer_.Start(dir_, {model_, "--keyframe", "rest", "--width", "1280", "--height",
                                    "720", "--camera", "90,-45,1.2,0,0,0.1"}));
-  window_ = XdoOutput("search --sync --name '^saltation-viewer$'");
-  window_ = window_.substr(0, window_.find('\n'));
-  ASSERT_FALSE(window_.empty()) << "no window named saltation-viewer within 10 s";
+  ASSERT_TRUE(FindWindow()) << "no window named saltation-viewer within 10 s";
   Status s;
   ASSERT_TRUE(viewer_.WaitFor(0, [](const Status& l) { return l["input"] == "start"; }, 10, &s));
   EXPECT_EQ(s["paused"], "0");
@@ -721,7 +745,7 @@ TEST_F(ViewerInput, KeysAndMouseFollowMujocoSimulateConventions) {
   EXPECT_EQ(s["forces"], "0");
   EXPECT_EQ(s["panels"], "1");
   // keys go to the window under the pointer (no window manager): the pointer on the scene
-  ASSERT_TRUE(Xdo(At(640, 360) + " windowfocus " + window_));
+  ASSERT_TRUE(FocusWindow(10)) << "the window cannot take the focus";
 
   // running: simulated time advances
   Status running;

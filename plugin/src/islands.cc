@@ -63,6 +63,37 @@ bool EqualityTrees(const mjModel* m, int i, int trees[2]) {
   }
 }
 
+// joins the trees along tendon i's path (its joints', sites' and wrapping geoms' bodies)
+void JoinTendonTrees(const mjModel* m, int i, TreeUnion& trees) {
+  int first = -1;
+  for (int w = m->tendon_adr[i]; w < m->tendon_adr[i] + m->tendon_num[i]; w++) {
+    const int id = m->wrap_objid[w];
+    if (id < 0) continue;
+    int body = -1;
+    switch (m->wrap_type[w]) {
+      case mjWRAP_JOINT: body = m->jnt_bodyid[id]; break;
+      case mjWRAP_SITE: body = m->site_bodyid[id]; break;
+      case mjWRAP_SPHERE:
+      case mjWRAP_CYLINDER: body = m->geom_bodyid[id]; break;
+      default: break;
+    }
+    const int t = BodyTree(m, body);
+    if (t < 0) continue;
+    if (first < 0) first = t;
+    else trees.Join(first, t);
+  }
+}
+
+// joins the trees of the two sites of actuator i's transmission (a slider-crank's crank and
+// slider, a site's reference site)
+void JoinActuatorSiteTrees(const mjModel* m, int i, TreeUnion& trees) {
+  const int type = m->actuator_trntype[i];
+  if (type != mjTRN_SLIDERCRANK && type != mjTRN_SITE && type != mjTRN_SO3) return;
+  const int a = m->actuator_trnid[2 * i], b = m->actuator_trnid[2 * i + 1];
+  if (a < 0 || b < 0 || a >= m->nsite || b >= m->nsite) return;
+  trees.Join(BodyTree(m, m->site_bodyid[a]), BodyTree(m, m->site_bodyid[b]));
+}
+
 Island Whole(const mjModel* m) {
   Island island;
   island.dofs.resize(m->nv);
@@ -99,11 +130,13 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
       if (t[s] >= 0) always[t[s]] = 1;
     }
   }
+  // a tendon spanning trees couples them through its armature (M), its damping (F reads both
+  // trees' velocities: an impact on one changes the other's acceleration), its stiffness and its
+  // actuators; so does an actuator between sites on two trees
   for (int i = 0; i < m->ntendon; i++) {
-    if (m->tendon_armature[i] == 0 || m->tendon_treenum[i] < 2) continue;
-    if (m->tendon_treenum[i] > 2) return Whole(m);
-    trees.Join(m->tendon_treeid[2 * i], m->tendon_treeid[2 * i + 1]);
+    if (m->tendon_treenum[i] >= 2) JoinTendonTrees(m, i, trees);
   }
+  for (int i = 0; i < m->nu; i++) JoinActuatorSiteTrees(m, i, trees);
   for (const ContactId& id : links) {
     if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return Whole(m);
     trees.Join(GeomTree(m, id.geom1), GeomTree(m, id.geom2));

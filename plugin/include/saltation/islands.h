@@ -10,9 +10,14 @@
 //   - MuJoCo's equality constraints (their rows are active in every mode, ModeConstraints): the
 //     trees of each constraint's objects are linked, and every equality-constrained tree belongs to
 //     every island (the rows are always in the solve),
-//   - tendons with armature that span trees (they add inertia coupling the trees in M).
-// Models the analysis cannot split (flexes; an equality or tendon object it cannot place) give
-// the whole model as one island, as do islands that cover every tree.
+//   - tendons that span trees: armature couples them in M, damping in F (an impact on one tree
+//     changes the other's acceleration, so Ξ − I reaches it), stiffness and actuators along the
+//     flow (all the trees along the tendon's path are joined),
+//   - actuators between sites on two trees (slider-crank, site with a reference site, SO3).
+// Forces a user adds through MuJoCo's callbacks (mjcb_passive, mjcb_control) are not seen: a
+// callback coupling trees must be expressed as one of the above to be honoured.
+// Models the analysis cannot split (flexes; an equality object it cannot place) give the whole
+// model as one island, as do islands that cover every tree.
 //
 //   IslandOf      (the model, the link contacts, the seed contacts) => the island: the trees
 //                 coupled to any seed, and their degrees of freedom in increasing order

@@ -1,0 +1,28 @@
+#include "hook_group.h"
+
+namespace saltation::testing {
+
+bool InMode(const Mode& mode, const ContactId& id) {
+  for (const ContactId& c : mode.contacts) {
+    if (c.SamePair(id) && (c.anchor - id.anchor).norm() <= 1e-12) return true;
+  }
+  return false;
+}
+
+FormedGroup GroupAsTheHookFormsIt(const std::vector<HookEvent>& events, const HookEvent& simultaneous) {
+  FormedGroup group;
+  for (const HookEvent& ev : events) {
+    if (ev.group != simultaneous.group || ev.kind == EventKind::kSimultaneous) continue;
+    if (!group.first) {
+      group.first = &ev;
+      for (const ContactId& id : ev.rigid.impact.candidates) {
+        if (!InMode(ev.rigid.mode_before, id)) group.members.push_back(id);
+      }
+    } else {
+      group.members.push_back(ev.contact);
+    }
+  }
+  return group;
+}
+
+}  // namespace saltation::testing
