@@ -1,9 +1,10 @@
 // The hook's worker thread (HookOptions::worker_thread): the same records, Ξ, Φ and mode as the
-// synchronous hook bit for bit, on every model of the suite and on a pile of 50 balls; on_event on
-// the caller's thread in time order; a worker's error thrown on the caller's thread; Reset mid-run;
-// destruction with a full queue. The worker replays the caller's steps: inputs set by the caller or
-// a Hook::controller, mocap moved and d's state edited between steps are replayed bit for bit, the
-// ArenaFallback's retaken steps too, and a replay that diverges is a NumericalError.
+// synchronous hook bit for bit, on every model of the suite, on a pile of 50 balls and on 24
+// articulated bodies landing together; on_event on the caller's thread in time order; a worker's
+// error thrown on the caller's thread; Reset mid-run; destruction with a full queue. The worker
+// replays the caller's steps: inputs set by the caller or a Hook::controller, mocap moved and d's
+// state edited between steps are replayed bit for bit, the ArenaFallback's retaken steps too, and
+// a replay that diverges is a NumericalError.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -194,6 +195,50 @@ TEST_F(WorkerTest, FiftyBallsGiveTheSynchronousResults) {
   const HookRun lazy_worker = RunHook(m.get(), lazy, true, 250, true);
   ExpectSame(lazy_sync, lazy_worker, "50 balls, Xi completed in on_event");
   EXPECT_EQ(Difference(sync.streamed, lazy_worker.streamed), "") << "Xi on demand completed = eager Xi";
+}
+
+// 24 articulated bodies (a capsule torso on a free joint, two hinged capsule legs), dropped in
+// rows of six from staggered heights, some tilted: one foot first, then the other, bounces, whole
+// rows landing at once (simultaneous groups across trees), liftoffs of mode contacts, grazes and
+// near misses; eager Ξ and Ξ on demand
+std::string Ragdolls(int n) {
+  std::string xml = R"(<mujoco><option timestep="0.002"/>
+  <custom><numeric name="saltation_restitution" data="0.6"/></custom>
+  <default><geom type="capsule" size="0.02"/><joint type="hinge" axis="0 1 0" range="-60 60" damping="0.01"/></default>
+  <worldbody><geom name="floor" type="plane" size="3 3 0.1"/>)";
+  for (int i = 0; i < n; i++) {
+    char body[800];
+    std::snprintf(body, sizeof(body),
+                  R"(<body pos="%g %g %g" euler="0 %g 0"><freejoint/><geom fromto="-0.05 0 0 0.05 0 0" mass="0.5"/>
+  <body pos="-0.05 0 0"><joint/><geom fromto="0 0 0 -0.02 0 -0.1" mass="0.1"/></body>
+  <body pos="0.05 0 0"><joint/><geom fromto="0 0 0 0.02 0 -0.1" mass="0.1"/></body></body>)",
+                  0.3 * (i % 6) - 0.75, 0.3 * (i / 6) - 0.45, 0.2 + 0.05 * (i / 6), (i % 3) * 8.0);
+    xml += body;
+  }
+  return xml + "</worldbody></mujoco>";
+}
+
+TEST_F(WorkerTest, TwentyFourRagdollsGiveTheSynchronousResults) {
+  ModelPtr m = LoadModelFromString(Ragdolls(24));
+  const HookRun sync = RunHook(m.get(), {}, false, 300);
+  const HookRun worker = RunHook(m.get(), {}, true, 300);
+  // what the run is meant to hold (300 steps: 0.6 s)
+  int touchdowns = 0, liftoffs = 0, groups = 0;
+  for (const HookEvent& ev : sync.events) {
+    touchdowns += ev.kind == EventKind::kTouchdown;
+    liftoffs += ev.kind == EventKind::kLiftoff;
+    groups += ev.kind == EventKind::kSimultaneous;
+  }
+  EXPECT_GE(touchdowns, 48);
+  EXPECT_GE(liftoffs, 5);
+  EXPECT_GE(groups, 20);
+  ExpectSame(sync, worker, "24 ragdolls");
+  HookOptions lazy;
+  lazy.xi_on_demand = true;
+  const HookRun lazy_sync = RunHook(m.get(), lazy, false, 300);
+  const HookRun lazy_worker = RunHook(m.get(), lazy, true, 300);
+  ExpectSame(lazy_sync, lazy_worker, "24 ragdolls, Xi on demand");
+  EXPECT_EQ(lazy_sync.events.size(), sync.events.size());
 }
 
 // Reset in the middle of a run (the worker drained first): the same as the synchronous hook's

@@ -3,7 +3,8 @@
 // DΔ alone.
 //
 //   Reset    (t0, mode)                        => Φ = I, P = P₀ at t0
-//   AddEvent (an event with Ξ)                 => folded in when the chain passes its time
+//   AddEvent (an event with Ξ)                 => folded in when the chain passes its time (kept
+//                                                 only by the chains that fold Ξ: rigid Φ, covariance)
 //   Advance  (saved x_{k−1}, x_k, Resimulator) => Φ and P advanced to t_k (time())
 //   Skip     (t_k)                             => nothing propagated: pending events dropped
 //
@@ -27,7 +28,9 @@ class ChainPropagator {
 
   void Reset(double t0, const Mode& mode);
   bool active() const { return phi_rigid_.size() || phi_compliant_.size() || cov_.size(); }
-  void AddEvent(const HookEvent& ev) { pending_.push_back(ev); }
+  void AddEvent(const HookEvent& ev) {
+    if (phi_rigid_.size() || cov_.size()) pending_.push_back(ev);  // (a copy: Ξ and its factors)
+  }
   void Advance(const SavedStep& prev, const SavedStep& cur, double dt, Resimulator& resim);
   void Skip(double t);
 

@@ -5,7 +5,10 @@
 //   Resimulator::Load        (saved x_k)           => data() holds x_k and its inputs (no step)
 //   Resimulator::PrepareSubsteps / Substep  (x_k, h) => data(): Euler sub-steps sharing one
 //                                              forward pass (bitwise what Step gives; only when
-//                                              ForwardIgnoresTimestep())
+//                                              ForwardIgnoresTimestep()); a PrepareSubsteps from the
+//                                              state (bit for bit) whose forward pass data() holds
+//                                              already, no other call in between, runs none (the
+//                                              localisations of one step's crossings share it)
 //   Resimulator::StepJacobian (x_k, h, eps)    => ∂x_{k+1}/∂x_k of MuJoCo's step (tangent layout)
 //
 // Borrows the stepped model (the hook's copy, which outlives it): its timestep is changed during a
@@ -48,13 +51,17 @@ class Resimulator {
   bool ForwardIgnoresTimestep() const;
   void PrepareSubsteps(const SavedStep& from);
   void Substep(const SavedStep& from, double h);
+  long forward_passes() const { return forward_passes_; }  // run by PrepareSubsteps (a retaken one counted once)
   // MuJoCo's step Jacobian: mjd_transitionFD (forward differences, step eps; on the full arena:
   // it takes O(n²) of MuJoCo's stack) except with RK4 (MuJoCo 4 refuses it there), where whole
   // steps are differenced
   Eigen::MatrixXd StepJacobian(const SavedStep& from, double h, double eps);
 
   State StateNow() const { return StateFromData(model_, data_.get()); }
-  mjData* data() { return data_.get(); }
+  mjData* data() {  // (the caller may change it: the next PrepareSubsteps runs its forward pass)
+    prepared_ = false;
+    return data_.get();
+  }
   const mjModel* model() const { return model_; }
 
  private:
@@ -70,6 +77,10 @@ class Resimulator {
   mjtSize full_arena_ = 0;  // the arena a full-size data gets: m's narena and the band's contacts
   DataPtr data_;
   Eigen::VectorXd substep_qpos_;  // qpos after PrepareSubsteps' forward pass
+  // data_ holds the forward pass at prepared_from_ (only Substep has run since)
+  bool prepared_ = false;
+  SavedStep prepared_from_;
+  long forward_passes_ = 0;
 };
 
 }  // namespace saltation
