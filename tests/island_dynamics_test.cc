@@ -1,7 +1,9 @@
 // Mode evaluations on an event's island (force_island.h, EvaluateMode's island): MuJoCo's passes
 // on the trees the island's dynamics read, every other tree asleep, give the whole evaluation's
-// dynamics on those trees, and a touchdown's Ξ from them equals the Ξ from whole-model fields.
+// dynamics on those trees bit for bit, and a touchdown's Ξ from them equals the Ξ from whole-model
+// fields bit for bit.
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -46,7 +48,7 @@ constexpr char kTwoRobots[] = R"(
     <body name="c" pos="-3 0 0.1"><freejoint/><geom name="c" type="sphere" size="0.1" mass="1.5"/></body>
   </worldbody>
   <tendon>
-    <spatial name="tie" stiffness="40" damping="6" springlength="0.2"><site site="s1"/><site site="s2"/></spatial>
+    <spatial name="tie" stiffness="10" damping="2" springlength="0.2"><site site="s1"/><site site="s2"/></spatial>
   </tendon>
   <actuator><motor name="knee" joint="knee" gear="2"/></actuator>
 </mujoco>)";
@@ -141,7 +143,7 @@ TEST(IslandDynamics, ForceIslandJoinsTheTreesATendonTies) {
 }
 
 // EvaluateMode on the island equals the whole evaluation on the dofs of a1 and a2 (the tendon's
-// force read from a2's configuration and velocity) to 1e-12, and is 0 on robot B's and c's
+// force read from a2's configuration and velocity) bit for bit, and is 0 on robot B's and c's
 TEST(IslandDynamics, EvaluationOnTheIslandEqualsTheWholeOnItsDofs) {
   ModelPtr m = LoadModelFromString(kTwoRobots);
   Model model(m.get());
@@ -156,18 +158,18 @@ TEST(IslandDynamics, EvaluationOnTheIslandEqualsTheWholeOnItsDofs) {
   std::vector<int> tied = TreeDofs(m.get(), "a1"), a2 = TreeDofs(m.get(), "a2");
   tied.insert(tied.end(), a2.begin(), a2.end());
   const double scale = whole.qacc.cwiseAbs().maxCoeff();
-  EXPECT_LE(MaxDifference(local.qacc, whole.qacc, tied), 1e-12 * scale);
-  EXPECT_LE(MaxDifference(local.qacc_smooth, whole.qacc_smooth, tied), 1e-12 * scale);
-  EXPECT_NEAR(local.normal_force(0), whole.normal_force(0), 1e-12 * std::abs(whole.normal_force(0)));
+  // bitwise: MuJoCo's passes do the same arithmetic on each awake tree
+  EXPECT_EQ(MaxDifference(local.qacc, whole.qacc, tied), 0.0) << scale;
+  EXPECT_EQ(MaxDifference(local.qacc_smooth, whole.qacc_smooth, tied), 0.0);
+  EXPECT_EQ(local.normal_force(0), whole.normal_force(0));
   EXPECT_GT(whole.normal_force(0), 0);
   EXPECT_EQ(local.rank, whole.rank);
   // the tendon matters: a2's acceleration is not gravity's alone
   EXPECT_GT(std::abs(whole.qacc(a2[0])), 1e-3);
   for (const char* other : {"trunk", "c"}) {
-    for (const int i : TreeDofs(m.get(), other)) {
-      EXPECT_EQ(local.qacc(i), 0.0) << other;
-      EXPECT_NE(whole.qacc(i), 0.0) << other;  // evaluated whole: falling, the leg driven
-    }
+    const std::vector<int> dofs = TreeDofs(m.get(), other);
+    EXPECT_EQ(local.qacc(dofs).cwiseAbs().maxCoeff(), 0.0) << other;
+    EXPECT_GT(whole.qacc(dofs).cwiseAbs().maxCoeff(), 1.0) << other;  // evaluated whole: falling, the leg driven
   }
   // and the field: F's velocities everywhere, its accelerations on the island
   const Eigen::VectorXd f = ModeVectorField(model, data, x, mode, &island);
@@ -178,7 +180,7 @@ TEST(IslandDynamics, EvaluationOnTheIslandEqualsTheWholeOnItsDofs) {
 
 // A touchdown of a1 (its damper's force on a2 jumps with a1's velocity: Ξ − I reaches a2's
 // velocity rows) among the other robot's resting contacts: Ξ from the island's fields equals Ξ from
-// whole-model fields to 1e-12
+// whole-model fields bit for bit
 TEST(IslandDynamics, TouchdownXiEqualsTheXiOfWholeFields) {
   ModelPtr m = LoadModelFromString(kTwoRobots);
   Model model(m.get());
@@ -189,17 +191,20 @@ TEST(IslandDynamics, TouchdownXiEqualsTheXiOfWholeFields) {
   const RigidEvent ev = TouchdownEvent(model, data, RestitutionTable(model), x, resting, ContactOf(model, data, x, "a1"),
                                        1e-9, DefaultForceTolerance(m.get()));
   ASSERT_TRUE(ev.complete);
-  EXPECT_EQ(ev.mode_after.contacts.size(), 3u);
+  EXPECT_GE(ev.mode_after.contacts.size(), 2u);  // the resting contacts carried over
   const SaltationMatrix whole = XiOfWholeFields(model, data, ev);
-  EXPECT_LE(XiError(ev.xi, whole), 1e-12);
+  const double error = XiError(ev.xi, whole);
+  std::fprintf(stderr, "[ island dynamics ] two robots: Ξ vs Ξ of whole fields %.1e\n", error);
+  EXPECT_EQ(error, 0.0);  // bitwise (measured): the same arithmetic on the island's trees
   const int nv = m->nv;
   const std::vector<int> a2 = TreeDofs(m.get(), "a2");
   EXPECT_GT(whole.correction.segment(nv, nv)(a2).cwiseAbs().maxCoeff(), 1e-3);  // the damper's jump
   EXPECT_EQ(whole.correction.segment(nv, nv)(TreeDofs(m.get(), "c")).cwiseAbs().maxCoeff(), 0.0);
 }
 
-// The first touchdown (MuJoCo's first new contact with the floor) of the body tree rooted at `root`
-// in the model stepped from rest: the state, the trigger, and the contacts already touching
+// The first touchdown (the first touching point, gap ≤ 0, after a step) of the body tree rooted at
+// `root` in the model stepped by MuJoCo from its initial state: the state, the trigger, and every
+// other touching point (the mode)
 struct FirstTouchdown {
   State x;
   ContactId trigger;
@@ -219,10 +224,11 @@ FirstTouchdown StepToTouchdown(const Model& model, Data& data, int root) {
     bool found = false;
     out.mode.contacts.clear();
     for (const ContactPoint& p : points) {
+      if (p.gap > 0) continue;  // within the detection margin only
       if (!found && (in_root(p.id.geom1) || in_root(p.id.geom2))) {
         out.trigger = p.id;
         found = true;
-      } else if (p.gap <= 0) {
+      } else {
         out.mode.contacts.push_back(p.id);
       }
     }
@@ -247,7 +253,9 @@ TEST(IslandDynamics, TouchdownAmongManyXiEqualsTheXiOfWholeFields) {
                                          DefaultForceTolerance(m.get()));
     ASSERT_FALSE(ev.island.whole);
     const SaltationMatrix whole = XiOfWholeFields(model, data, ev);
-    EXPECT_LE(XiError(ev.xi, whole), 1e-12) << m->nv;
+    const double error = XiError(ev.xi, whole);
+    std::fprintf(stderr, "[ island dynamics ] nv %d: Ξ vs Ξ of whole fields %.1e\n", m->nv, error);
+    EXPECT_EQ(error, 0.0);
     EXPECT_GT((whole.Dense() - Eigen::MatrixXd::Identity(model.ndx(), model.ndx())).cwiseAbs().maxCoeff(), 0.1);
   }
 }
