@@ -3,8 +3,10 @@
 //   XiTouchdown/<model>  TouchdownEvent, complete (impact, DΔ with its configuration block, F⁻,
 //                        F⁺, Ξ), of the first touchdown of the robot (humanoid, humanoid100: a
 //                        contact of the humanoid's own tree; ballsN: any ball) found by the hook
-//                        with Ξ on demand. Counters xi_us, forward_us, xi_in_forwards, nv, and
-//                        where: event_time, mode_contacts (before), island_dofs.
+//                        with Ξ on demand. Counters xi_us, forward_us, xi_in_forwards (wall
+//                        clock), xi_cpu_us, forward_cpu_us, xi_cpu_in_forwards (the thread's CPU
+//                        time: what a shared machine's load does not inflate), nv, and where:
+//                        event_time, mode_contacts (before), island_dofs.
 //   ResetJacobian/<model> DΔ of that touchdown's impact (ImpactResetJacobian) by its two methods side
 //                        by side, interleaved in every iteration: ∂v⁺/∂q from the impact's equations
 //                        (the default) and from the impact maps (the reference, the former default).
@@ -16,11 +18,19 @@
 //                        member's own state: ratio_simultaneous_to_touchdown, group_size; on
 //                        level_balls4 (independent members) and stool3 (one body's three feet).
 #include <benchmark/benchmark.h>
+#include <time.h>
 
 #include "bench_util.h"
 
 namespace bench {
 namespace {
+
+// this thread's CPU time (s)
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 bool InTreeOf(const mjModel* m, int geom, int root_body) {
   return geom >= 0 && m->body_rootid[m->geom_bodyid[geom]] == root_body;
@@ -77,18 +87,23 @@ void XiTouchdown(benchmark::State& state, const std::string& name) {
   saltation::Model model(m.get());
   saltation::Data data(model);
   const double tol = saltation::DefaultForceTolerance(m.get());
-  double t_xi = 0, t_forward = 0, island_dofs = 0;
+  double t_xi = 0, t_forward = 0, cpu_xi = 0, cpu_forward = 0, island_dofs = 0;
   for (auto _ : state) {
     auto t0 = Clock::now();
+    const double c0 = ThreadCpuSeconds();
     const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, restitution, event.rigid.x_minus,
                                                                event.rigid.mode_before, event.contact, 1e-9, tol);
     benchmark::DoNotOptimize(ev.xi.correction.data());
     island_dofs = static_cast<double>(ev.island.dofs.size());
     auto t1 = Clock::now();
+    const double c1 = ThreadCpuSeconds();
     for (int k = 0; k < 10; k++) mj_forward(m.get(), d.get());
     auto t2 = Clock::now();
+    const double c2 = ThreadCpuSeconds();
     t_xi += Seconds(t1 - t0);
     t_forward += Seconds(t2 - t1) / 10;
+    cpu_xi += c1 - c0;
+    cpu_forward += (c2 - c1) / 10;
   }
   state.counters["nv"] = m->nv;
   state.counters["event_time"] = event.time;
@@ -97,6 +112,10 @@ void XiTouchdown(benchmark::State& state, const std::string& name) {
   state.counters["xi_us"] = 1e6 * t_xi / state.iterations();
   state.counters["forward_us"] = 1e6 * t_forward / state.iterations();
   state.counters["xi_in_forwards"] = t_xi / t_forward;
+  // the same in this thread's CPU time (what a loaded, shared machine does not inflate)
+  state.counters["xi_cpu_us"] = 1e6 * cpu_xi / state.iterations();
+  state.counters["forward_cpu_us"] = 1e6 * cpu_forward / state.iterations();
+  state.counters["xi_cpu_in_forwards"] = cpu_xi / cpu_forward;
 }
 
 void ResetJacobianMethods(benchmark::State& state, const std::string& name) {

@@ -273,8 +273,17 @@ void ContactRows(const Model& model, const mjData* d, const ContactPoint& point,
   const int b1 = m->geom_bodyid[point.id.geom1], b2 = m->geom_bodyid[point.id.geom2];
   mj_jac(m, d, jac1.data(), nullptr, point.pos.data(), b1);
   mj_jac(m, d, jac2.data(), nullptr, point.pos.data(), b2);
-  jac2 -= jac1;
-  rows.noalias() = point.frame.topRows(nrow) * jac2;
+  // the rows are 0 off the dofs the two bodies' chains hold (mj_jac's other columns are 0): among
+  // many bodies the frame's product costs the chains, not nv
+  rows.setZero();
+  for (int b : {b1, b2}) {
+    while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];  // MuJoCo's chain (mj_jac's)
+    if (b <= 0) continue;
+    for (int i = m->body_dofadr[b] + m->body_dofnum[b] - 1; i >= 0; i = m->dof_parentid[i]) {
+      const Eigen::Vector3d rel = jac2.col(i) - jac1.col(i);  // fixed size: allocates nothing
+      for (int r = 0; r < nrow; r++) rows(r, i) = point.frame.row(r).dot(rel);
+    }
+  }
 }
 
 void EqualityRows(const Model& model, const mjData* d, RowMatrix& rows) {

@@ -25,16 +25,23 @@ bool SameContact(const ContactId& a, const ContactId& b) {
          std::memcmp(a.anchor.data(), b.anchor.data(), sizeof(double) * 3) == 0;
 }
 
-// F⁻ or F⁺ of an event: from the memo when there is one
-Eigen::VectorXd Field(const Model& model, Data& data, const State& x, const Mode& mode, FieldMemo* fields) {
-  return fields ? fields->Get(model, data, x, mode) : ModeVectorField(model, data, x, mode);
+// F⁻ or F⁺ of an event on its island: from the memo when there is one
+Eigen::VectorXd Field(const Model& model, Data& data, const State& x, const Mode& mode, FieldMemo* fields,
+                      const Island* island) {
+  return fields ? fields->Get(model, data, x, mode, island) : ModeVectorField(model, data, x, mode, island);
+}
+
+// the trees an evaluation ran on: empty for the whole model
+std::vector<char> TreesOf(const Island* island) {
+  return island && !island->whole ? island->tree : std::vector<char>();
 }
 
 }  // namespace
 
-const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode) const {
+const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode, const Island* island) const {
+  const std::vector<char> trees = TreesOf(island);
   for (const Entry& e : entries_) {
-    if (std::memcmp(&e.x.time, &x.time, sizeof(double)) != 0 || !SameBits(e.x.qpos, x.qpos) ||
+    if (e.trees != trees || std::memcmp(&e.x.time, &x.time, sizeof(double)) != 0 || !SameBits(e.x.qpos, x.qpos) ||
         !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act) || e.mode.contacts.size() != mode.contacts.size()) {
       continue;
     }
@@ -45,37 +52,38 @@ const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode) const 
   return nullptr;
 }
 
-Eigen::VectorXd FieldMemo::Get(const Model& model, Data& data, const State& x, const Mode& mode) {
-  if (const Entry* e = Find(x, mode)) {
+Eigen::VectorXd FieldMemo::Get(const Model& model, Data& data, const State& x, const Mode& mode,
+                               const Island* island) {
+  if (const Entry* e = Find(x, mode, island)) {
     hits_++;
     return e->f;
   }
   evaluations_++;
-  entries_.push_back({x, mode, ModeVectorField(model, data, x, mode)});
+  entries_.push_back({x, mode, TreesOf(island), ModeVectorField(model, data, x, mode, island)});
   return entries_.back().f;
 }
 
-void FieldMemo::Keep(const State& x, const Mode& mode, const ModeDynamics& dyn) {
-  if (Find(x, mode)) return;
+void FieldMemo::Keep(const State& x, const Mode& mode, const ModeDynamics& dyn, const Island* island) {
+  if (Find(x, mode, island)) return;
   Eigen::VectorXd f(x.qvel.size() + dyn.qacc.size() + dyn.act_dot.size());
   f << x.qvel, dyn.qacc, dyn.act_dot;  // ModeVectorField's layout
-  entries_.push_back({x, mode, std::move(f)});
+  entries_.push_back({x, mode, TreesOf(island), std::move(f)});
 }
 
 std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const State& x, Mode& mode,
-                                      double force_tol, int* rank, FieldMemo* fields) {
+                                      double force_tol, int* rank, FieldMemo* fields, const Island* island) {
   std::vector<ContactId> released;
   while (true) {
-    const ModeDynamics dyn = EvaluateMode(model, data, x, mode);
+    const ModeDynamics dyn = EvaluateMode(model, data, x, mode, island);
     if (rank) *rank = dyn.rank;
     if (mode.contacts.empty()) {
-      if (fields) fields->Keep(x, mode, dyn);
+      if (fields) fields->Keep(x, mode, dyn, island);
       break;
     }
     Eigen::Index worst;
     const double lowest = dyn.normal_force.minCoeff(&worst);
     if (lowest >= -force_tol) {
-      if (fields) fields->Keep(x, mode, dyn);
+      if (fields) fields->Keep(x, mode, dyn, island);
       break;
     }
     if (!mode.contacts[worst].frictionless && ContactRowCount(dyn.constraints.points[worst]) > 1) {
@@ -200,12 +208,12 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
     }
   }
 
-  const Eigen::VectorXd f_minus = Field(model, data, s.x, s.mode, fields);
+  const Eigen::VectorXd f_minus = Field(model, data, s.x, s.mode, fields, &ev.island);
   ev.impact = SolveImpact(model, data, restitution, s.x, candidates);
   ev.x_plus = s.x;
   ev.x_plus.qvel = ev.impact.qvel_plus;
   Mode after = ev.impact.sustained;
-  ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after, fields);
+  ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after, fields, &ev.island);
   ev.mode_after = MergeModes(rest, after);
   ev.xi = ComputeTransversality(f_minus, grad_g, dg_dt);
   ev.xi.transversality_rel = rel;
@@ -224,7 +232,9 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
   if (ev.complete) return;
   ApplyMocapMotion(model, data, ev.x_minus.time);
   const mjModel* m = model.mj();
-  const Eigen::VectorXd f_plus = Field(model, data, ev.x_plus, RestrictMode(m, ev.mode_after, ev.island), fields);
+  // a touchdown's F⁻ and F⁺ on its island (TouchdownEvent); a release's on the whole model, as its F⁻
+  const Island* on = ev.kind == EventKind::kTouchdown ? &ev.island : nullptr;
+  const Eigen::VectorXd f_plus = Field(model, data, ev.x_plus, RestrictMode(m, ev.mode_after, ev.island), fields, on);
   if (ev.kind == EventKind::kTouchdown) {
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
     ResetJacobian reset = impulse_set.empty()

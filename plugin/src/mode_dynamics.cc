@@ -3,11 +3,14 @@
 #include <cmath>
 #include <utility>
 
+#include "force_island.h"
+#include "island_passes.h"
 #include "island_solve.h"
 #include "mujoco_stages.h"
 
 #include "saltation/contact_features.h"
 #include "saltation/errors.h"
+#include "saltation/islands.h"
 
 namespace saltation {
 
@@ -50,19 +53,31 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
 namespace {
 
 // The mode's rows at configuration qpos (geometry only), on data.aux(): kinematics and the mode's
-// own geom pairs when there are no equality rows, the whole position stage otherwise.
+// own geom pairs when there are no equality rows, the whole position stage otherwise. passes:
+// the model MuJoCo's passes run with (SleepOutside's, island_passes.h; null: the whole model).
 ConstraintSet SetAt(const Model& model, Data& data, const Eigen::VectorXd& qpos,
-                    const std::vector<ContactId>& contacts) {
+                    const std::vector<ContactId>& contacts, const mjModel* passes = nullptr) {
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(model, data.aux(), qpos.data(), contacts, points, false);
+  EvaluatePositionForPairs(model, data.aux(), qpos.data(), contacts, points, false, passes);
   ConstraintSet set;
   ModeConstraints(model, data.aux(), contacts, points, set, data.work());
   return set;
 }
 
 RowMatrix RowsAt(const Model& model, Data& data, const Eigen::VectorXd& qpos,
-                 const std::vector<ContactId>& contacts) {
-  return std::move(SetAt(model, data, qpos, contacts).J);
+                 const std::vector<ContactId>& contacts, const mjModel* passes = nullptr) {
+  return std::move(SetAt(model, data, qpos, contacts, passes).J);
+}
+
+// v's entries off the island's dofs set to 0 (nothing when the island is whole)
+void ZeroOutside(const Island& island, Eigen::Ref<Eigen::VectorXd> v) {
+  if (island.whole) return;
+  int next = 0;
+  for (const int i : island.dofs) {
+    v.segment(next, i - next).setZero();
+    next = i + 1;
+  }
+  v.tail(v.size() - next).setZero();
 }
 
 // Rows whose J̇ the stencils form frame-free: each three-row contact's rows replaced by its world
@@ -209,16 +224,19 @@ Eigen::VectorXd SurfaceVelocity(const Model& model, const mjData* d, const Conta
 }
 
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
-                               const std::vector<ContactId>& contacts, const ConstraintSet* centre) {
+                               const std::vector<ContactId>& contacts, const ConstraintSet* centre,
+                               const Island* island) {
   const mjModel* m = model.mj();
   const double h = model.options().jdot_step;
+  // the stencil's passes on the island's trees alone (model.mj() when there is none)
+  const mjModel* passes = island ? SleepOutside(model, data.aux(), *island) : m;
   // a contact with geometric features is differentiated on the centre's feature, extended: the
   // stencil must not look past an edge (contact_features.h)
   std::vector<ContactId> fixed;
   const std::vector<ContactId>* rows_of = &contacts;
   if (NeedsFeatures(m, contacts)) {
     mju_copy(data.aux()->qpos, x.qpos.data(), m->nq);
-    mj_kinematics(m, data.aux());
+    mj_kinematics(passes, data.aux());
     fixed = WithFeatures(m, data.aux(), contacts);
     rows_of = &fixed;
   }
@@ -227,21 +245,21 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
   auto f = [&](double s) {
     Eigen::VectorXd q = x.qpos;
     mj_integratePos(m, q.data(), x.qvel.data(), s);
-    const ConstraintSet set = SetAt(model, data, q, *rows_of);
+    const ConstraintSet set = SetAt(model, data, q, *rows_of, passes);
     three = three || HasThreeRowContact(set);
     Eigen::MatrixXd y(set.J.rows(), 2);
     y.col(0) = set.J * x.qvel;
     y.col(1) = FrameFree(set) * x.qvel;
     return y;
   };
-  if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data, x.qpos, contacts).rows());
+  if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data, x.qpos, contacts, passes).rows());
   // five-point stencil, error O(h⁴), for the rows whose J̇ MuJoCo does not give
   const Eigen::MatrixXd both = (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
   Eigen::VectorXd bias = both.col(0);
   if (three) {
     ConstraintSet own;
     if (!centre) {
-      own = SetAt(model, data, x.qpos, contacts);
+      own = SetAt(model, data, x.qpos, contacts, passes);
       centre = &own;
     }
     bias = both.col(1);
@@ -255,7 +273,8 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
   return bias;
 }
 
-ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode) {
+ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode,
+                          const Island* island) {
   CheckSizes(model.mj(), x);
   if (!IsFinite(x)) throw NumericalError("state is not finite (NaN or Inf)");
   const mjModel* m = model.mj();
@@ -267,15 +286,19 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   // MuJoCo's pipeline up to qacc_smooth without the constraint solver, and of the position stage
   // only what it reads: kinematics, M and its factor, the mode's own geom pairs (no broad phase,
   // no other pairs, no constraint projections; the velocity stage reads none of them, and 2.2.2's
-  // efc arrays are preallocated), the actuator moments
+  // efc arrays are preallocated), the actuator moments; with an island, on the trees its
+  // dynamics read (force_island.h) alone, the others asleep
   StateToData(m, x, d);
+  const Island scope = island ? ForceIsland(model, *island) : Island();
+  const mjModel* passes = SleepOutside(model, d, scope);  // model.mj() for the whole model
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points);
-  mj_transmission(m, d);
-  SmoothStages(m, d);
+  EvaluatePositionForPairs(model, d, x.qpos.data(), mode.contacts, points, true, passes);
+  mj_transmission(passes, d);
+  SmoothStages(passes, d);
 
   ModeDynamics out;
   out.qacc_smooth = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, nv);
+  ZeroOutside(scope, out.qacc_smooth);  // the sleeping trees' entries are not evaluated
   out.act_dot = Eigen::Map<const Eigen::VectorXd>(d->act_dot, m->na);
   ModeConstraints(model, d, mode.contacts, points, out.constraints, data.work());
   const RowMatrix& J = out.constraints.J;
@@ -288,21 +311,24 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   // J M⁻¹ (rows of J are right-hand sides; M is symmetric); J M⁻¹ Jᵀ solved block by block over
   // the groups of rows that share no kinematic tree (island_solve.h), each by its pseudo-inverse
   out.JMinv.resize(nrow, nv);
-  mj_solveM(m, d, out.JMinv.data(), J.data(), nrow);
+  mj_solveM(passes, d, out.JMinv.data(), J.data(), nrow);
   IslandSolver solver;
   solver.Compute(m, J, out.JMinv, model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
-  const Eigen::VectorXd bias = ConstraintBias(model, data, x, mode.contacts, &out.constraints);
+  const Eigen::VectorXd bias =
+      ConstraintBias(model, data, x, mode.contacts, &out.constraints, scope.whole ? nullptr : &scope);
   solver.Solve(-(J * out.qacc_smooth + bias), out.lambda);
   out.rank = solver.rank();
   out.qacc += out.JMinv.transpose() * out.lambda;
+  ZeroOutside(scope, out.qacc);  // J M⁻¹ is 0 there (M is block-diagonal over the trees)
   for (size_t k = 0; k < mode.contacts.size(); k++) {
     out.normal_force(k) = out.lambda(out.constraints.normal_row[k]);
   }
   return out;
 }
 
-Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, const Mode& mode) {
-  const ModeDynamics dyn = EvaluateMode(model, data, x, mode);
+Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, const Mode& mode,
+                                const Island* island) {
+  const ModeDynamics dyn = EvaluateMode(model, data, x, mode, island);
   const int nv = model.nv(), na = model.na();
   Eigen::VectorXd f(2 * nv + na);
   f << x.qvel, dyn.qacc, dyn.act_dot;

@@ -55,21 +55,24 @@ struct RigidEvent {
   int feature = -1;
   // the trees the event reaches (islands.h): the impact, the release, F⁻, F⁺, ∇g and Ξ are
   // computed on the mode's contacts inside it (Ξ is the identity outside); xi.f_minus and
-  // xi.f_plus hold the island's mode dynamics, whose entries outside the island are those trees'
-  // unconstrained dynamics. mode_before and mode_after are the whole modes.
+  // xi.f_plus hold the island's mode dynamics (a touchdown's: evaluated on the island alone,
+  // ModeVectorField's island, so their accelerations are 0 on the trees whose dynamics the
+  // island's do not read; a release's: the other trees' unconstrained dynamics there).
+  // mode_before and mode_after are the whole modes.
   Island island;
 };
 
 // Mode vector fields already evaluated, for events made one after another at shared states (a
 // simultaneous group's orderings: every first event reads F at the group's state, and an event's
-// F⁺ is the next event's F⁻). Get(x, mode) returns ModeVectorField(x, mode), evaluated once per
-// distinct (x's bits, mode's contacts) and kept; Keep stores one the caller already has from the
-// same evaluation (EvaluateMode at x in mode). Valid while data's inputs (ctrl, applied forces,
+// F⁺ is the next event's F⁻). Get(x, mode, island) returns ModeVectorField(x, mode, island),
+// evaluated once per distinct (x's bits, mode's contacts, island's trees) and kept; Keep stores one
+// the caller already has from the same evaluation (EvaluateMode at x in mode on the island). Valid while data's inputs (ctrl, applied forces,
 // mocap motion) stay those of the group: one memo per group.
 class FieldMemo {
  public:
-  Eigen::VectorXd Get(const Model& model, Data& data, const State& x, const Mode& mode);
-  void Keep(const State& x, const Mode& mode, const ModeDynamics& dyn);
+  Eigen::VectorXd Get(const Model& model, Data& data, const State& x, const Mode& mode,
+                      const Island* island = nullptr);
+  void Keep(const State& x, const Mode& mode, const ModeDynamics& dyn, const Island* island = nullptr);
   int evaluations() const { return evaluations_; }  // the ModeVectorField calls Get made
   int hits() const { return hits_; }                 // the calls answered from the memo
 
@@ -77,9 +80,10 @@ class FieldMemo {
   struct Entry {
     State x;
     Mode mode;
+    std::vector<char> trees;  // the island's (Island::tree); empty: the whole model
     Eigen::VectorXd f;
   };
-  const Entry* Find(const State& x, const Mode& mode) const;
+  const Entry* Find(const State& x, const Mode& mode, const Island* island) const;
   std::vector<Entry> entries_;
   int evaluations_ = 0, hits_ = 0;
 };
@@ -137,8 +141,11 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
 // Removes from the mode every contact whose normal force at x is below −force_tol (a sticking
 // one is first let slip), most negative first; returns those removed and reports the rank.
 // `fields` (optional): the last evaluation, F at x in the mode returned, is kept in it.
+// `island` (optional, holding the mode's contacts): the evaluations on it (EvaluateMode's island:
+// the same normal forces, F on the island).
 std::vector<ContactId> ReleasePulling(const Model& model, Data& data, const State& x, Mode& mode,
-                                      double force_tol, int* rank, FieldMemo* fields = nullptr);
+                                      double force_tol, int* rank, FieldMemo* fields = nullptr,
+                                      const Island* island = nullptr);
 
 // ReleasePulling on the island of `seed` alone (islands.h: the other islands' normal forces do not
 // depend on its contacts), the mode's order kept: the same as ReleasePulling on the whole mode

@@ -31,6 +31,8 @@
 
 namespace saltation {
 
+struct Island;  // islands.h
+
 // A mode: the active rigid contacts. MuJoCo's equality constraints are active in every mode.
 struct Mode {
   std::vector<ContactId> contacts;
@@ -77,9 +79,11 @@ Eigen::VectorXd SurfaceVelocity(const Model& model, const mjData* d, const Conta
 // (relative velocity zero) this is the exact relative acceleration bias in any frame; the normal
 // row keeps n(s)ᵀ J_rel(s) v (the normal is geometric: its turning carries the centripetal term).
 // centre: the rows at x's configuration if the caller has them (else they are evaluated).
+// island (optional, holding the contacts' trees): MuJoCo's passes of the stencil run on its trees
+// alone, the others asleep in data.aux() (island_passes.h); the bias is the same.
 Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
                                const std::vector<ContactId>& contacts,
-                               const ConstraintSet* centre = nullptr);
+                               const ConstraintSet* centre = nullptr, const Island* island = nullptr);
 
 // Result of a mode evaluation; also leaves data.main() evaluated at x: kinematics, M and its
 // factor, the velocity and actuation stages. Its contact list (d->contact) is NOT refreshed (the
@@ -97,10 +101,23 @@ struct ModeDynamics {
 };
 
 // Solves the KKT system of mode A at x (throws NumericalError on a non-finite state).
-ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode);
+// island (optional; the mode's contacts lie in it: RestrictMode): the evaluation on the trees
+// whose dynamics the island's depend on, ForceIsland(model, *island) (force_island.h), with
+// MuJoCo's passes on those trees alone, every other tree asleep (island_passes.h): qacc,
+// qacc_smooth (and act_dot, lambda, normal_force, JMinv, the rows) equal the whole evaluation's
+// on those trees' dofs, and qacc and qacc_smooth are 0 on every other dof (not evaluated: a
+// touchdown among many bodies costs its island, not the model). data.main() then holds only
+// those trees' (and the static bodies') kinematics, M and its factor. Without an island, or when
+// ForceIsland gives the whole model, the whole evaluation.
+ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode,
+                          const Island* island = nullptr);
 
-// F_A(x) = (v, a, act_dot) (ndx).
-Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, const Mode& mode);
+// F_A(x) = (v, a, act_dot) (ndx). island (optional, as EvaluateMode's): a is EvaluateMode's on
+// the island, 0 on the dofs it does not evaluate. An event's F⁺ − F⁻ there is exactly 0 whole
+// (the other trees' unconstrained dynamics at an unchanged state), so Ξ, which reads only
+// F⁺ − DΔF⁻ and ∇gᵀF⁻, is the same.
+Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, const Mode& mode,
+                                const Island* island = nullptr);
 
 // ∂F_A/∂x (ndx × ndx) for propagation, at about the cost of MuJoCo's own mjd_transitionFD: forward
 // differences in the configuration (each a full mode evaluation with a three-point J̇v), and the
