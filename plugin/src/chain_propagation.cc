@@ -72,7 +72,7 @@ void ChainPropagator::Advance(const SavedStep& prev, const SavedStep& cur, doubl
       t = until;
     };
     while (!pending_.empty() && pending_.front().time <= t1) {
-      const HookEvent ev = pending_.front();
+      const HookEvent ev = std::move(pending_.front());
       pending_.erase(pending_.begin());
       flow(ev.time);
       step = ev.rigid.xi.Dense() * step;

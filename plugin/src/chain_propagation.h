@@ -27,6 +27,8 @@ class ChainPropagator {
 
   void Reset(double t0, const Mode& mode);
   bool active() const { return phi_rigid_.size() || phi_compliant_.size() || cov_.size(); }
+  // whether Ξ of the events is folded in (the rigid chain, the covariance): AddEvent keeps a copy
+  bool folds_events() const { return phi_rigid_.size() || cov_.size(); }
   void AddEvent(const HookEvent& ev) { pending_.push_back(ev); }
   void Advance(const SavedStep& prev, const SavedStep& cur, double dt, Resimulator& resim);
   void Skip(double t);
