@@ -55,7 +55,7 @@ TEST(IdentityExceptBlock, CompactJsonIsTheDenseMatrixs) {
   small.block(2, 1) = -0.0;
   small.block(2, 2) = std::nan("");
   const IdentityExceptBlock full = Random(4, {0, 1, 2, 3}, 5), empty;
-  for (const IdentityExceptBlock* a : {&small, &full, &empty}) {
+  for (const IdentityExceptBlock* a : std::vector<const IdentityExceptBlock*>{&small, &full, &empty}) {
     EXPECT_EQ(CompactMatrixJson(*a), CompactMatrixJson(a->Dense())) << a->n;
   }
   EXPECT_NE(CompactMatrixJson(small).find("\"identity\""), std::string::npos);

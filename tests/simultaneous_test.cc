@@ -201,7 +201,7 @@ TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
       <geom name="foot0" type="sphere" size="0.03" pos="0.2 0 -0.1" mass="0.1"/>
       <geom name="foot1" type="sphere" size="0.03" pos="-0.2 0 -0.1" mass="0.5"/>
     </body>
-    <body name="ball" pos="1 0 0.27"><freejoint/><geom name="ball" size="0.1" mass="2"/></body>
+    <body name="ball" pos="1 0 0.37"><freejoint/><geom name="ball" size="0.1" mass="2"/></body>
     <body name="high" pos="-1 0 5"><freejoint/><geom name="high" size="0.1" mass="1"/></body>
   </worldbody>
 </mujoco>)";
