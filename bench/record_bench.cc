@@ -41,7 +41,10 @@ void RecordEager(benchmark::State& state, const std::string& name, double second
     cpu_plain += ThreadCpuSeconds() - c0;
 
     const double before = HeapInUse();
-    saltation::Hook hook(hooked.get());  // before mj_makeData, as `record` does
+    saltation::HookOptions options;
+    options.keep_events = false;  // as `record` does: its on_event writes each record
+    saltation::Hook hook(hooked.get(), options);  // before mj_makeData, as `record` does
+    hook.on_event = [&](const saltation::HookEvent& ev) { events += ev.has_xi ? 1 : 0; };
     saltation::DataPtr d(mj_makeData(hooked.get()));
     ResetToStart(hooked.get(), d.get());
     int step = 0;
@@ -59,7 +62,6 @@ void RecordEager(benchmark::State& state, const std::string& name, double second
     }
     t_eager += Seconds(Clock::now() - t0);
     cpu_eager += ThreadCpuSeconds() - c0;
-    for (const saltation::HookEvent& ev : hook.events()) events += ev.has_xi ? 1 : 0;
   }
   const double n = static_cast<double>(state.iterations());
   state.counters["ratio_eager_to_plain"] = t_plain > 0 ? t_eager / t_plain : NAN;
