@@ -83,6 +83,8 @@ KEYS = [
     ("rigid_pile100_s", "RigidPile/100", "run_s", "  … 100 bodies (s)", ""),
     ("record_eager_humanoid100", "RecordEager/humanoid100", "ratio_eager_to_plain",
      "record humanoid100, 1 s, Ξ at every event / MuJoCo alone", "≤ 20×"),
+    ("record_eager_cpu_humanoid100", "RecordEager/humanoid100", "cpu_ratio_eager_to_plain",
+     "  … in the thread's CPU time", "≤ 20×"),
     ("record_eager_peak_mib_humanoid100", "RecordEager/humanoid100", "peak_extra_mib",
      "  … the heap it held at most (MiB)", ""),
     ("plugin_over_plain_humanoid", "PluginOverhead/humanoid", "ratio_plugin_to_plain",

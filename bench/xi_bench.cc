@@ -208,7 +208,7 @@ void Simultaneous(benchmark::State& state, const std::string& name) {
     saltation::HookEvent copy = *sim;
     auto t0 = Clock::now();
     hook.CompleteXi(copy);
-    benchmark::DoNotOptimize(copy.composite_first.data());
+    benchmark::DoNotOptimize(copy.composite_first.block.data());
     auto t1 = Clock::now();
     const saltation::RigidEvent ev = saltation::TouchdownEvent(model, data, hook.restitution(), member->rigid.x_minus,
                                                                member->rigid.mode_before, member->contact, 1e-9, tol);

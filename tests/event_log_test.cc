@@ -164,8 +164,9 @@ TEST(EventLog, CompactMatricesDecodeBitForBitAndAreSmaller) {
       compact += CompactMatrixJson(ev.rigid.xi.Dense(), &dreset, "dreset").size() + CompactMatrixJson(dreset).size();
       nested += NestedMatrix(ev.rigid.xi.Dense()).size() + NestedMatrix(ev.rigid.xi.reset.Dense()).size();
     }
-    if (ev.kind == EventKind::kSimultaneous && ev.composite_first.size()) {
-      EXPECT_TRUE(SameBits(r.Matrix("composite_first"), ev.composite_first));
+    if (ev.kind == EventKind::kSimultaneous && ev.composite_first.n) {
+      EXPECT_TRUE(SameBits(r.Matrix("composite_first"), ev.composite_first.Dense()));
+      EXPECT_TRUE(SameBits(r.Matrix("composite_reverse"), ev.composite_reverse.Dense()));
     }
   }
   ASSERT_GT(with_xi, 10u);

@@ -480,7 +480,7 @@ TEST_F(HookTest, FlatBoxGivesOneSimultaneousGroupWithOrderSpread) {
     EXPECT_EQ(ev.group_size, 4);
     EXPECT_TRUE(std::isfinite(ev.order_spread));
     EXPECT_GT(ev.order_spread, 1e-3);  // the order matters: that is the point of reporting it
-    EXPECT_EQ(ev.composite_first.rows(), 12);
+    EXPECT_EQ(ev.composite_first.n, 12);
   }
   EXPECT_EQ(groups, 1);
 }
@@ -793,8 +793,8 @@ TEST_F(HookTest, XiOnDemandGivesTheSameEventsAndXiOnceCompleted) {
       if (a.kind == EventKind::kSimultaneous) {
         simultaneous++;
         EXPECT_EQ(a.order_spread, b.order_spread);
-        ASSERT_EQ(a.composite_first.size(), b.composite_first.size());
-        EXPECT_EQ((a.composite_first - b.composite_first).norm(), 0);
+        ASSERT_EQ(a.composite_first.n, b.composite_first.n);
+        EXPECT_EQ((a.composite_first.Dense() - b.composite_first.Dense()).norm(), 0);
       }
     }
   }

@@ -479,8 +479,8 @@ TEST(Islands, SimultaneousGroupComposedPerIslandEqualsTheSequence) {
       hook.rigid_model(), data, first->rigid.x_minus, first->rigid.mode_before,
       std::vector<ContactId>(group.rbegin(), group.rend()));
   const double scale = first_order.norm();
-  const double err_first = (sim->composite_first - first_order).norm() / scale;
-  const double err_reverse = (sim->composite_reverse - reverse_order).norm() / scale;
+  const double err_first = (sim->composite_first.Dense() - first_order).norm() / scale;
+  const double err_reverse = (sim->composite_reverse.Dense() - reverse_order).norm() / scale;
   std::printf("[ islands      ] group of %d on 3 islands: composites vs the sequence %.1e / %.1e, order spread %.3f\n",
               sim->group_size, err_first, err_reverse, sim->order_spread);
   EXPECT_LT(err_first, 1e-12);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "saltation/event_json.h"
 #include "saltation/events.h"
 #include "hook_group.h"
 #include "test_util.h"
@@ -87,8 +88,8 @@ TEST(Simultaneous, SharedCompositesEqualTheNaiveOrderings) {
     const Eigen::MatrixXd naive_reverse = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before,
                                                          std::vector<ContactId>(group.rbegin(), group.rend()));
     const double scale = naive_first.norm();
-    const double err_first = (sim->composite_first - naive_first).norm() / scale;
-    const double err_reverse = (sim->composite_reverse - naive_reverse).norm() / scale;
+    const double err_first = (sim->composite_first.Dense() - naive_first).norm() / scale;
+    const double err_reverse = (sim->composite_reverse.Dense() - naive_reverse).norm() / scale;
     const double spread = (naive_first - naive_reverse).norm() / scale;
     std::printf("[ simultaneous ] %d feet: shared vs naive %.1e / %.1e, orders differ by %.3f\n", feet, err_first,
                 err_reverse, spread);
@@ -138,8 +139,8 @@ TEST(Simultaneous, TendonDampedBallsAreComposedInSequence) {
   const Eigen::MatrixXd reverse = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before,
                                                  std::vector<ContactId>(group.rbegin(), group.rend()));
   const double scale = sequence.norm();
-  const double err_first = (sim->composite_first - sequence).norm() / scale;
-  const double err_reverse = (sim->composite_reverse - reverse).norm() / scale;
+  const double err_first = (sim->composite_first.Dense() - sequence).norm() / scale;
+  const double err_reverse = (sim->composite_reverse.Dense() - reverse).norm() / scale;
   const double spread = (sequence - reverse).norm() / scale;
   std::printf("[ simultaneous ] tendon-damped balls: shared vs naive %.1e / %.1e, orders differ by %.3f, hook's "
               "spread %.3f\n",
@@ -147,9 +148,79 @@ TEST(Simultaneous, TendonDampedBallsAreComposedInSequence) {
   EXPECT_LT(err_first, 1e-12);
   EXPECT_LT(err_reverse, 1e-12);
   EXPECT_GT(spread, 1e-2);
-  EXPECT_NEAR(sim->order_spread, (sim->composite_first - sim->composite_reverse).norm() /
-                                     std::max(sim->composite_first.norm(), sim->composite_reverse.norm()), 1e-15);
+  EXPECT_NEAR(sim->order_spread, (sequence - reverse).norm() / std::max(sequence.norm(), reverse.norm()), 1e-15);
   EXPECT_GT(sim->order_spread, 1e-2);
+}
+
+// Two clusters landing at the same instant — a two-footed stool, its mass off-centre (its feet's
+// order matters), and a ball on a tree of its own — beside a body in the air that nothing touches:
+// the composites are kept factored (the identity outside the indices the members' Ξ move, the
+// untouched body's among them), and their Dense() equals the dense construction, each cluster's
+// members' Ξ.Dense() multiplied in order from the group's state and the clusters' products
+// multiplied, to 1e-15 (relative, Frobenius). Their JSON is the dense matrix's, character for
+// character, and order_spread the dense matrices' to 1e-15.
+TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
+  const char* xml = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="stool" pos="0 0 0.4"><freejoint/>
+      <geom type="cylinder" size="0.2 0.02" mass="1" pos="0.03 -0.02 0"/>
+      <geom name="foot0" type="sphere" size="0.03" pos="0.2 0 -0.1" mass="0.1"/>
+      <geom name="foot1" type="sphere" size="0.03" pos="-0.2 0 -0.1" mass="0.5"/>
+    </body>
+    <body name="ball" pos="1 0 0.37"><freejoint/><geom name="ball" size="0.1" mass="2"/></body>
+    <body name="high" pos="-1 0 5"><freejoint/><geom name="high" size="0.1" mass="1"/></body>
+  </worldbody>
+</mujoco>)";
+  ModelPtr m = LoadModelFromString(xml);
+  Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  while (d->time < 0.4) hook.Step(d.get());  // the feet and the ball land at √(2·0.27/g) = 0.235 s
+  const HookEvent* sim = nullptr;
+  for (const HookEvent& ev : hook.events()) {
+    if (ev.kind == EventKind::kSimultaneous && !sim) sim = &ev;
+  }
+  ASSERT_NE(sim, nullptr);
+  const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+  const HookEvent* first = formed.first;
+  const std::vector<ContactId>& group = formed.members;
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(sim->group_size, 3);  // two feet, one ball
+  // the clusters: the stool's feet and the ball, each in the group's order
+  const int ball = mj_name2id(m.get(), mjOBJ_GEOM, "ball");
+  std::vector<ContactId> feet, balls;
+  for (const ContactId& id : group) (id.geom1 == ball || id.geom2 == ball ? balls : feet).push_back(id);
+  ASSERT_EQ(feet.size(), 2u);
+  ASSERT_EQ(balls.size(), 1u);
+  const Model& model = hook.rigid_model();
+  const State& x0 = first->rigid.x_minus;
+  const Mode& mode0 = first->rigid.mode_before;
+  const Eigen::MatrixXd ball_xi = NaiveComposite(model, x0, mode0, balls);
+  const Eigen::MatrixXd dense_first = NaiveComposite(model, x0, mode0, feet) * ball_xi;
+  const Eigen::MatrixXd dense_reverse = NaiveComposite(model, x0, mode0, {feet[1], feet[0]}) * ball_xi;
+  const int n = model.ndx(), high = m->body_dofadr[mj_name2id(m.get(), mjOBJ_BODY, "high")];
+  for (const IdentityExceptBlock* c : {&sim->composite_first, &sim->composite_reverse}) {
+    EXPECT_EQ(c->n, n);
+    // the stool's and the ball's q and v rows; not the body in the air
+    EXPECT_EQ(c->support.size(), 24u);
+    EXPECT_EQ(c->Position(high), -1);
+    EXPECT_EQ(c->Position(m->nv + high), -1);
+    EXPECT_EQ(CompactMatrixJson(*c), CompactMatrixJson(c->Dense()));
+  }
+  const double scale = dense_first.norm();
+  const double err_first = (sim->composite_first.Dense() - dense_first).norm() / scale;
+  const double err_reverse = (sim->composite_reverse.Dense() - dense_reverse).norm() / scale;
+  const double spread = (dense_first - dense_reverse).norm() / std::max(dense_first.norm(), dense_reverse.norm());
+  std::printf("[ simultaneous ] two clusters, factored on %zu of %d indices: vs dense %.1e / %.1e, order spread %.4f "
+              "(dense %.4f)\n",
+              sim->composite_first.support.size(), n, err_first, err_reverse, sim->order_spread, spread);
+  EXPECT_LE(err_first, 1e-15);
+  EXPECT_LE(err_reverse, 1e-15);
+  EXPECT_GT(spread, 1e-3);  // the orders differ: the comparison could tell them apart
+  EXPECT_NEAR(sim->order_spread, spread, 1e-15);
 }
 
 // TouchdownEvent with a FieldMemo gives the same bits as without, and the memo answers F⁻ of an

@@ -43,7 +43,8 @@ std::string Difference(const std::vector<HookEvent>& sync, const std::vector<Hoo
     if (a.has_xi != b.has_xi || a.xi_pending != b.xi_pending || a.grazing != b.grazing) return at + "flags";
     if (!SameBits(a.point, b.point)) return at + "point";
     if (a.has_xi && !a.xi_pending && !SameBits(a.rigid.xi.Dense(), b.rigid.xi.Dense())) return at + "Xi";
-    if (!SameBits(a.composite_first, b.composite_first) || !SameBits(a.composite_reverse, b.composite_reverse)) {
+    if (a.composite_first.support != b.composite_first.support || !SameBits(a.composite_first.block, b.composite_first.block) ||
+        a.composite_reverse.support != b.composite_reverse.support || !SameBits(a.composite_reverse.block, b.composite_reverse.block)) {
       return at + "composites";
     }
     if (std::memcmp(&a.restitution, &b.restitution, sizeof(double)) != 0) return at + "restitution";

@@ -188,6 +188,7 @@ int RunRecord(const Args& args) {
   options.near_miss_distance = args.near_miss;
   options.simultaneous_time = args.simultaneous;
   options.worker_thread = args.worker;
+  options.keep_events = false;  // each record is written by on_event: none is kept past its step
   if (args.restitution == "auto") {
     options.restitution = saltation::RestitutionSource::kAuto;
   } else if (args.restitution != "model") {

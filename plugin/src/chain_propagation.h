@@ -28,8 +28,10 @@ class ChainPropagator {
 
   void Reset(double t0, const Mode& mode);
   bool active() const { return phi_rigid_.size() || phi_compliant_.size() || cov_.size(); }
+  // whether Ξ of the events is folded in (the rigid chain, the covariance): AddEvent keeps a copy
+  bool folds_events() const { return phi_rigid_.size() || cov_.size(); }
   void AddEvent(const HookEvent& ev) {
-    if (phi_rigid_.size() || cov_.size()) pending_.push_back(ev);  // (a copy: Ξ and its factors)
+    if (folds_events()) pending_.push_back(ev);
   }
   void Advance(const SavedStep& prev, const SavedStep& cur, double dt, Resimulator& resim);
   void Skip(double t);

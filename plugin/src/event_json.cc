@@ -62,8 +62,20 @@ double BaseEntry(int base, const Eigen::MatrixXd* reference, Eigen::Index i, Eig
   return base == 1 && i == j ? 1.0 : 0.0;
 }
 
-// {"shape":[r,c],"base":B,"mask":…,"data":…} (event_json.h): of the bases zero, identity and the
-// reference, the one that leaves the fewest entries to store
+// {"shape":[r,c],"base":B,"mask":…,"data":…} (event_json.h) for the entries that differ from the
+// base B: each(visit) calls visit(k, value) for each of them, k (row-major) increasing
+template <class Each>
+void Encoded(std::ostringstream& out, Eigen::Index rows, Eigen::Index cols, const char* base_name, Each each) {
+  std::string mask(static_cast<size_t>((rows * cols + 7) / 8), '\0'), data;
+  each([&](Eigen::Index k, double x) {
+    mask[k >> 3] = static_cast<char>(mask[k >> 3] | (1 << (k & 7)));
+    AppendDouble(data, x);
+  });
+  out << "{\"shape\":[" << rows << ',' << cols << "],\"base\":\"" << base_name << "\",\"mask\":\"" << Base64(mask)
+      << "\",\"data\":\"" << Base64(data) << "\"}";
+}
+
+// of the bases zero, identity and the reference, the one that leaves the fewest entries to store
 void Matrix(std::ostringstream& out, const Eigen::MatrixXd& A, const Eigen::MatrixXd* reference = nullptr,
             const char* reference_name = nullptr) {
   const Eigen::Index rows = A.rows(), cols = A.cols();
@@ -80,19 +92,49 @@ void Matrix(std::ostringstream& out, const Eigen::MatrixXd& A, const Eigen::Matr
       best_count = count;
     }
   }
-  std::string mask(static_cast<size_t>((rows * cols + 7) / 8), '\0'), data;
-  data.reserve(8 * static_cast<size_t>(best_count));
-  for (Eigen::Index i = 0; i < rows; i++) {
-    for (Eigen::Index j = 0; j < cols; j++) {
-      if (SameBits(A(i, j), BaseEntry(best, reference, i, j))) continue;
-      const Eigen::Index k = i * cols + j;
-      mask[k >> 3] = static_cast<char>(mask[k >> 3] | (1 << (k & 7)));
-      AppendDouble(data, A(i, j));
+  Encoded(out, rows, cols, best == 2 ? reference_name : best == 1 ? "identity" : "zero", [&](auto visit) {
+    for (Eigen::Index i = 0; i < rows; i++) {
+      for (Eigen::Index j = 0; j < cols; j++) {
+        if (!SameBits(A(i, j), BaseEntry(best, reference, i, j))) visit(i * cols + j, A(i, j));
+      }
+    }
+  });
+}
+
+// the same text as Matrix(out, A.Dense()), read from the block: the identity outside the support
+// differs from the identity base nowhere and from the zero base on its diagonal only
+void Matrix(std::ostringstream& out, const IdentityExceptBlock& A) {
+  const Eigen::Index n = A.n, k = static_cast<Eigen::Index>(A.support.size());
+  Eigen::Index count_zero = n - k, count_identity = 0;
+  for (Eigen::Index a = 0; a < k; a++) {
+    for (Eigen::Index b = 0; b < k; b++) {
+      count_zero += SameBits(A.block(a, b), 0.0) ? 0 : 1;
+      count_identity += SameBits(A.block(a, b), a == b ? 1.0 : 0.0) ? 0 : 1;
     }
   }
-  out << "{\"shape\":[" << rows << ',' << cols << "],\"base\":\""
-      << (best == 2 ? reference_name : best == 1 ? "identity" : "zero") << "\",\"mask\":\"" << Base64(mask)
-      << "\",\"data\":\"" << Base64(data) << "\"}";
+  if (count_identity < count_zero) {
+    Encoded(out, n, n, "identity", [&](auto visit) {
+      for (Eigen::Index a = 0; a < k; a++) {
+        for (Eigen::Index b = 0; b < k; b++) {
+          if (!SameBits(A.block(a, b), a == b ? 1.0 : 0.0)) visit(A.support[a] * n + A.support[b], A.block(a, b));
+        }
+      }
+    });
+    return;
+  }
+  Encoded(out, n, n, "zero", [&](auto visit) {
+    Eigen::Index a = 0;  // the support's next index
+    for (Eigen::Index i = 0; i < n; i++) {
+      if (a < k && A.support[a] == i) {
+        for (Eigen::Index b = 0; b < k; b++) {
+          if (!SameBits(A.block(a, b), 0.0)) visit(i * n + A.support[b], A.block(a, b));
+        }
+        a++;
+      } else {
+        visit(i * n + i, 1.0);
+      }
+    }
+  });
 }
 
 void String(std::ostringstream& out, const std::string& s) {
@@ -129,6 +171,7 @@ void MatrixField(std::ostringstream& out, const char* key, const Eigen::MatrixXd
                  const Eigen::MatrixXd* reference = nullptr, const char* reference_name = nullptr) {
   Key(out, key), Matrix(out, A, reference, reference_name);
 }
+void MatrixField(std::ostringstream& out, const char* key, const IdentityExceptBlock& A) { Key(out, key), Matrix(out, A); }
 void StringField(std::ostringstream& out, const char* key, const std::string& v) { Key(out, key), String(out, v); }
 void LabelsField(std::ostringstream& out, const Model& model, const char* key, const std::vector<ContactId>& ids) {
   Key(out, key), Labels(out, model, ids);
@@ -139,6 +182,12 @@ void LabelsField(std::ostringstream& out, const Model& model, const char* key, c
 std::string CompactMatrixJson(const Eigen::MatrixXd& A, const Eigen::MatrixXd* reference, const char* reference_name) {
   std::ostringstream out;
   Matrix(out, A, reference, reference_name);
+  return out.str();
+}
+
+std::string CompactMatrixJson(const IdentityExceptBlock& A) {
+  std::ostringstream out;
+  Matrix(out, A);
   return out.str();
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 #include "arena_fallback.h"
@@ -166,6 +167,9 @@ void Hook::Step(mjData* d) {
   Deliver(found_);
 }
 
+// events_ and found_ move their records when they grow, not copy them
+static_assert(std::is_nothrow_move_constructible_v<HookEvent>);
+
 void Hook::Deliver(std::vector<HookEvent>& records) {
   const size_t first = events_.size();
   events_.insert(events_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
@@ -287,9 +291,11 @@ void Hook::Account(const mjData* d, double dt) {
     std::vector<Crossing> crossings = crossings_->Detect(g1, g, mode_, *tracker_, step_index_);
     for (Crossing& c : crossings) crossings_->Localize(c, mode_, *prev_, *cur_, dt);
     if (!crossings.empty()) {
-      const std::vector<HookEvent> step_events = Process(crossings, dt);
-      for (const HookEvent& ev : step_events) {
-        if (ev.has_xi) chains_->AddEvent(ev);
+      const std::vector<size_t> step_events = Process(crossings, dt);
+      if (chains_->folds_events()) {
+        for (size_t i : step_events) {
+          if (found_[i].has_xi) chains_->AddEvent(found_[i]);
+        }
       }
       if (!step_events.empty() || mode_.contacts.size() != mode_size_before) {
         crossings_->Evaluate(d, *cur_, mode_, nullptr, dt, g);  // guards at x_k for the mode as it is now

@@ -29,8 +29,8 @@ struct HookDeferred {
   std::vector<ContactId> group;
 };
 
-std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt) {
-  std::vector<HookEvent> out;
+std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
+  std::vector<size_t> out;  // where this step's records of crossings sit in found_
   std::sort(crossings.begin(), crossings.end(),
             [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
   const double tol = 2 * model_->detect_margin();
@@ -99,8 +99,8 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
       ev.has_xi = false;
       ev.kind = EventKind::kGraze;
       ev.grazing = true;
-      Emit(ev);
-      out.push_back(ev);
+      out.push_back(found_.size());
+      Emit(std::move(ev));
       continue;
     }
     if (ev.rigid.kind == EventKind::kTouchdown) {
@@ -119,30 +119,31 @@ std::vector<HookEvent> Hook::Process(std::vector<Crossing>& crossings, double dt
     ev.grazing = ev.rigid.xi.transversality_rel < options_.grazing_threshold;
     if (ev.grazing && ev.rigid.kind == EventKind::kTouchdown) ev.kind = EventKind::kGraze;
     mode_ = ev.rigid.mode_after;
-    Emit(ev);
-    out.push_back(std::move(ev));
+    out.push_back(found_.size());
+    Emit(std::move(ev));
   }
   EmitSimultaneous(out);
   return out;
 }
 
-void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
+void Hook::EmitSimultaneous(const std::vector<size_t>& step_events) {
   // touchdowns of this step within simultaneous_time of each other, plus points that joined an
-  // impact because they touched at the same instant
+  // impact because they touched at the same instant (found_ is not grown before the group's record
+  // is emitted: the references into it hold until then)
   for (size_t i = 0; i < step_events.size(); i++) {
-    const HookEvent& first = step_events[i];
+    const HookEvent& first = found_[step_events[i]];
     if (!first.has_xi || first.rigid.kind != EventKind::kTouchdown) continue;
     std::vector<ContactId> group;
     for (const ContactId& id : first.rigid.impact.candidates) {
       if (FindInMode(first.rigid.mode_before, id, 1e-12) < 0) group.push_back(id);
     }
-    std::vector<const HookEvent*> members = {&first};
+    std::vector<size_t> members = {step_events[i]};
     for (size_t j = i + 1; j < step_events.size(); j++) {
-      const HookEvent& other = step_events[j];
+      const HookEvent& other = found_[step_events[j]];
       if (other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
           other.time - first.time <= options_.simultaneous_time) {
         group.push_back(other.contact);
-        members.push_back(&other);
+        members.push_back(step_events[j]);
       }
     }
     if (group.size() < 2) continue;
@@ -151,15 +152,8 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     sim.time = first.time;
     sim.contact = first.contact;
     sim.group = group_counter_++;
-    // the members' stored records (this step's, not delivered yet) carry the group's id
-    for (const HookEvent* member : members) {
-      for (HookEvent& stored : found_) {
-        if (stored.has_xi && stored.time == member->time && stored.kind == member->kind &&
-            stored.contact.geom1 == member->contact.geom1 && stored.contact.geom2 == member->contact.geom2) {
-          stored.group = sim.group;
-        }
-      }
-    }
+    // the members' records (this step's, not delivered yet) carry the group's id
+    for (size_t member : members) found_[member].group = sim.group;
     sim.group_size = static_cast<int>(group.size());
     if (first.deferred) {
       auto deferred = std::make_shared<HookDeferred>(*first.deferred);
@@ -172,7 +166,7 @@ void Hook::EmitSimultaneous(const std::vector<HookEvent>& step_events) {
     } else {
       ComposeOrderings(*data_, restitution_, first.rigid.x_minus, first.rigid.mode_before, group, sim);
     }
-    Emit(sim);
+    Emit(std::move(sim));
     break;
   }
 }
@@ -204,7 +198,8 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
   // it has more than one member. Shared work: the events read F⁻ and F⁺ from one FieldMemo (F at
   // (x0, mode0's island) for every first event, an event's F⁺ as its successor's F⁻), and each
   // cluster's composite is formed on the indices its events' Ξ move (Ξ kept factored: a k×k
-  // product per event, not n×n), the clusters' blocks then placed into the composites.
+  // product per event, not n×n), the clusters' blocks then placed into the composites, which stay
+  // factored (the identity outside the clusters' indices: HookEvent::composite_first).
   std::vector<ContactId> links = mode0.contacts;
   links.insert(links.end(), group.begin(), group.end());
   std::vector<Island> islands;
@@ -272,8 +267,21 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
       reverse.resize(1);
       support.assign(1, all);
     }
-    sim.composite_first = Eigen::MatrixXd::Identity(n, n);
-    sim.composite_reverse = Eigen::MatrixXd::Identity(n, n);
+    // the composites factored (identity_except_block.h): the identity outside the union U of the
+    // supports, each cluster's product placed on its own indices of U's block (zero between
+    // clusters, as the identity is there)
+    IdentityExceptBlock composite_first, composite_reverse;
+    composite_first.n = composite_reverse.n = n;
+    std::vector<int> position(n, -1);  // where each index of U sits in the block
+    for (int i = 0; i < n; i++) {
+      if (owner[i] < 0) continue;
+      position[i] = static_cast<int>(composite_first.support.size());
+      composite_first.support.push_back(i);
+    }
+    composite_reverse.support = composite_first.support;
+    const int u = static_cast<int>(composite_first.support.size());
+    composite_first.block.setZero(u, u);
+    composite_reverse.block.setZero(u, u);
     for (size_t c = 0; c < support.size(); c++) {
       const std::vector<int>& S = support[c];
       const int k = static_cast<int>(S.size());
@@ -282,14 +290,18 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
         for (const RigidEvent* ev : order) block = ev->xi.Block(S) * block;
         return block;
       };
-      sim.composite_first(S, S) = product(first[c]);
-      sim.composite_reverse(S, S) = first[c] == reverse[c] ? sim.composite_first(S, S).eval() : product(reverse[c]);
+      std::vector<int> at(k);
+      for (int a = 0; a < k; a++) at[a] = position[S[a]];
+      composite_first.block(at, at) = product(first[c]);
+      composite_reverse.block(at, at) = first[c] == reverse[c] ? composite_first.block(at, at).eval() : product(reverse[c]);
     }
+    sim.composite_first = std::move(composite_first);
+    sim.composite_reverse = std::move(composite_reverse);
   };
   try {
     compose_both();
-    const double scale = std::max(sim.composite_first.norm(), sim.composite_reverse.norm());
-    sim.order_spread = scale > 0 ? (sim.composite_first - sim.composite_reverse).norm() / scale : 0;
+    const double scale = std::max(sim.composite_first.FrobeniusNorm(), sim.composite_reverse.FrobeniusNorm());
+    sim.order_spread = scale > 0 ? FrobeniusDistance(sim.composite_first, sim.composite_reverse) / scale : 0;
   } catch (const NumericalError&) {
     sim.order_spread = std::numeric_limits<double>::infinity();  // an ordering grazes
   }

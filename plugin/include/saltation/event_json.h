@@ -48,6 +48,9 @@ std::string EventDetail(const HookEvent& event);
 // reference_name) that leaves the fewest entries to store.
 std::string CompactMatrixJson(const Eigen::MatrixXd& A, const Eigen::MatrixXd* reference = nullptr,
                               const char* reference_name = nullptr);
+// The same text as CompactMatrixJson(A.Dense()), read from A's block: a simultaneous group's
+// composites (hook_event.h) are written without forming their n × n matrices.
+std::string CompactMatrixJson(const IdentityExceptBlock& A);
 // x as the shortest JSON number that reads back bit for bit; null when not finite.
 std::string ShortestJsonNumber(double x);
 

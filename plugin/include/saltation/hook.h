@@ -164,8 +164,9 @@ class Hook {
   // the rooms (plugin/src/): re-simulated sub-steps, guards and their crossings, per-pair
   // tracking, the chains; the hook itself orchestrates (hook.cc) and builds events
   // (hook_events.cc)
-  std::vector<HookEvent> Process(std::vector<Crossing>& crossings, double dt);
-  void EmitSimultaneous(const std::vector<HookEvent>& step_events);
+  // the step's crossings made into records, emitted into found_ (no other copy): their positions there
+  std::vector<size_t> Process(std::vector<Crossing>& crossings, double dt);
+  void EmitSimultaneous(const std::vector<size_t>& step_events);
   void ComposeOrderings(Data& data, const RestitutionTable& restitution, const State& x0, const Mode& mode0,
                         const std::vector<ContactId>& group, HookEvent& sim);
   std::shared_ptr<HookDeferred> Defer(const SavedStep& base) const;

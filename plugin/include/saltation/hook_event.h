@@ -9,6 +9,7 @@
 #include <string>
 
 #include "saltation/events.h"
+#include "saltation/identity_except_block.h"
 #include "saltation/model.h"
 
 namespace saltation {
@@ -89,7 +90,9 @@ struct HookEvent {
   int group = -1;          // simultaneous group id, −1 when alone
   int group_size = 0;      // simultaneous: contacts in the group
   double order_spread = 0; // simultaneous: ‖C₁ − C₂‖ / max ‖Cᵢ‖ over the two orderings
-  Eigen::MatrixXd composite_first, composite_reverse;  // simultaneous: Ξₙ⋯Ξ₁ per ordering
+  // simultaneous: Ξₙ⋯Ξ₁ per ordering, factored: the identity outside the indices the members' Ξ
+  // move (identity_except_block.h; Dense() for the matrix); n = 0 until composed
+  IdentityExceptBlock composite_first, composite_reverse;
   double min_gap = 0;                     // near_miss: the guard's smallest value (m)
   double accumulation_time = 0;           // zeno: predicted accumulation time (s)
   double ratio = 0;                       // zeno: interval ratio
