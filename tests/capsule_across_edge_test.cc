@@ -202,6 +202,39 @@ TEST_F(CapsuleAcrossEdge, TiltedLogRollsOverTheEdgeOntoItsCylinderAndLeavesOverI
             std::string::npos);
 }
 
+// The bias of the log on its cylinder 1e-4 m before the foot reaches its upper end is the
+// cylinder's (it slides along its own axis: no curvature, λ = m g cos α, acceleration g sin α
+// along e) whether the mode holds the feature or resolves it at the state (the engine hook's
+// modes): the stencil (±2·jdot_step·|v| = 2.6e-4 m at 1.3 m/s) does not look past the end, where
+// the end's sphere would circle the edge.
+TEST_F(CapsuleAcrossEdge, CylinderNearItsEndFeelsNoCurvature) {
+  ModelPtr m = LoadModelFromString(TiltedLog());
+  Model model(m.get());
+  Data data(model);
+  const Eigen::Vector2d n(std::sin(kAlpha), std::cos(kAlpha)), e(std::cos(kAlpha), -std::sin(kAlpha));
+  const double v = 1.3, slid = 2 * kLogH - 1e-4;  // the lower end slid this far past the edge
+  State x;
+  x.qpos = kLogR * n + slid * e;  // the lower end's centre (the body's origin)
+  x.qvel = v * e;
+  x.act.resize(0);
+  EvaluatePosition(model, data.main(), x.qpos.data());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  ContactId id;
+  for (const ContactPoint& p : points) {
+    if (std::string(FeatureName(FeatureAt(m.get(), data.main(), p.id))) == "cylinder-edge") id = p.id;
+  }
+  ASSERT_GE(id.geom1, 0) << "the interior point on the edge";
+  ASSERT_NEAR(FeaturePoint(model, data.main(), [&] { ContactId h = id; h.feature = FeatureAt(m.get(), data.main(), id); return h; }()).gap, 0, 1e-12);
+  ContactId held = id;
+  held.feature = FeatureAt(m.get(), data.main(), id);
+  for (const ContactId& c : {held, id}) {
+    const ModeDynamics dyn = EvaluateMode(model, data, x, Mode{{c}});
+    EXPECT_NEAR(dyn.normal_force(0), kG * std::cos(kAlpha), 1e-9) << "feature " << c.feature;
+    EXPECT_LT((dyn.qacc - kG * std::sin(kAlpha) * e).cwiseAbs().maxCoeff(), 1e-9) << "feature " << c.feature;
+  }
+}
+
 // ---- 3. the new contacts' geometry, guards and bias on random poses ----
 
 const char* kFreeLogAndCrate = R"(
