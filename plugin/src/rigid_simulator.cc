@@ -97,7 +97,7 @@ void HoldFeatures(const Model& model, Data& data, HybridState& s) {
 void FollowHeld(const Model& model, Data& data, HybridState& s) {
   const mjModel* m = model.mj();
   bool any = false;
-  for (const ContactId& id : s.mode.contacts) any = any || (id.feature >= 0 && m->geom_type[id.geom2] == mjGEOM_BOX);
+  for (const ContactId& id : s.mode.contacts) any = any || (id.feature >= 0 && m->geom_type[id.geom1] == mjGEOM_CAPSULE && m->geom_type[id.geom2] == mjGEOM_BOX);
   if (!any) return;
   mju_copy(data.aux()->qpos, s.x.qpos.data(), m->nq);
   mj_kinematics(m, data.aux());
