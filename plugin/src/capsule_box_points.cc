@@ -24,6 +24,9 @@ bool InCone(const Vec3& dir, const int sign[3]) {
   return true;
 }
 
+// the box's code of a feature given by its σ per axis (own_points.h, SurfacePoint::box_feature)
+int BoxCode(const int sign[3]) { return (sign[0] + 1) + 3 * (sign[1] + 1) + 9 * (sign[2] + 1); }
+
 // A point of the capsule's surface nearest the box's, both given in the box's frame: the capsule's
 // axis point `axis` and the box's point `on_box`, the distance between them `sep` (signed: −depth
 // when the axis point is inside), the unit `outward` from the box towards the axis point.
@@ -36,7 +39,7 @@ struct Emitter {
   size_t first;  // the pair's first point in `out`
   std::vector<SurfacePoint>& out;
 
-  void operator()(const Vec3& on_box, const Vec3& outward, double sep, int end = 0) const {
+  void operator()(const Vec3& on_box, const Vec3& outward, double sep, int end, int box_feature) const {
     const double dist = sep - radius;
     if (!(dist < band)) return;
     const Vec3 pos = xb + Rb * (on_box + 0.5 * dist * outward);
@@ -48,6 +51,7 @@ struct Emitter {
     s.normal = -(Rb * outward);  // capsule → box
     s.dist = dist;
     s.end = end;
+    s.box_feature = box_feature;
   }
 };
 
@@ -74,7 +78,7 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
   // the end spheres: each centre's signed distance to the box, minus the radius
   for (const double t : {-h, h}) {
     const BoxDistance e = SignedDistanceToBox(c + t * a, half);
-    emit(e.surface, e.outward, e.dist, t > 0 ? 1 : -1);
+    emit(e.surface, e.outward, e.dist, t > 0 ? 1 : -1, -1);
   }
 
   // the segment's interior against each edge (axis i, at the signs s of the other two axes): the
@@ -104,7 +108,7 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
         int sign[3] = {0, 0, 0};
         sign[j] = sj, sign[k] = sk;
         if (!(sep > 0) || !InCone(diff, sign)) continue;
-        emit(on_edge, diff / sep, sep);
+        emit(on_edge, diff / sep, sep, 0, BoxCode(sign));
       }
     }
   }
@@ -120,7 +124,7 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
     const Vec3 diff = c + t * a - corner;
     const double sep = diff.norm();
     if (!(sep > 0) || !InCone(diff, sign)) continue;
-    emit(corner, diff / sep, sep);
+    emit(corner, diff / sep, sep, 0, BoxCode(sign));
   }
 }
 

@@ -12,21 +12,37 @@ namespace {
 
 using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
 
-// a capsule's end on a box: kCapsuleEndBase + box code + 27 (end at +h) or + 0 (end at −h)
+// a capsule's end on a box: kCapsuleEndBase + box code + 27 (end at +h) or + 0 (end at −h); its
+// segment's interior against a box edge or vertex: kCapsuleInteriorBase + box code
 constexpr int kCapsuleEndBase = kSegmentFeatureBase + 9;
+constexpr int kCapsuleInteriorBase = kCapsuleEndBase + 54;
 
-// the box part of a sphere's or a capsule end's feature (σ per axis), and the capsule's end (±1; 0 a sphere)
-int BoxCode(int feature) { return feature >= kCapsuleEndBase ? (feature - kCapsuleEndBase) % 27 : feature; }
-int CapsuleEnd(int feature) { return feature < kCapsuleEndBase ? 0 : feature - kCapsuleEndBase >= 27 ? 1 : -1; }
-int WithBoxCode(int feature, int box) {
-  const int end = CapsuleEnd(feature);
-  return end == 0 ? box : kCapsuleEndBase + box + (end > 0 ? 27 : 0);
+// the part of geom1 a box feature is held on: a sphere's centre (kSpherePart), a capsule's end at
+// −h or +h (−1, +1), the capsule's segment inside its ends (0)
+constexpr int kSpherePart = 2;
+int Part(int feature) {
+  return feature < kCapsuleEndBase ? kSpherePart : feature < kCapsuleEndBase + 27 ? -1 : feature < kCapsuleInteriorBase ? 1 : 0;
 }
+int BaseOf(int part) {
+  return part == kSpherePart ? 0 : part == -1 ? kCapsuleEndBase : part == 1 ? kCapsuleEndBase + 27 : kCapsuleInteriorBase;
+}
+
+// the box part of a feature (σ per axis), a capsule's end (±1; 0 a sphere or the segment's interior)
+int BoxCode(int feature) { return feature - BaseOf(Part(feature)); }
+int CapsuleEnd(int feature) { return Part(feature) == kSpherePart ? 0 : Part(feature); }
+bool OnInterior(int feature) { return Part(feature) == 0; }
+int WithBoxCode(int feature, int box) { return BaseOf(Part(feature)) + box; }
 
 int Sigma(int feature, int axis) {
   feature = BoxCode(feature);
   for (int a = 0; a < axis; a++) feature /= 3;
   return feature % 3 - 1;
+}
+
+int Clamped(int feature) {
+  int clamped = 0;
+  for (int a = 0; a < 3; a++) clamped += Sigma(feature, a) != 0;
+  return clamped;
 }
 
 int WithSigma(int feature, int axis, int sigma) {
@@ -85,21 +101,75 @@ int BoxFeature(const BoxFrame& b, int end) {
   return end == 0 ? box : kCapsuleEndBase + box + (end > 0 ? 27 : 0);
 }
 
-// a capsule–box contact's point among the pair's own points (the nearest anchor): its end, 0 for
-// an interior point of the segment (no feature: the point is our own as the geometry gives it)
-int CapsuleEndOf(const mjModel* m, const mjData* d, const ContactId& id) {
+// a capsule–box contact's point among the pair's own points (the nearest anchor)
+SurfacePoint OwnPointOf(const mjModel* m, const mjData* d, const ContactId& id) {
   thread_local std::vector<SurfacePoint> points;
   points.clear();
   CapsuleBoxPoints(m, d, id.geom1, id.geom2, 1e300, points);
   const Eigen::Map<const RowMat3> R(d->geom_xmat + 9 * id.geom2);
   const Eigen::Map<const Eigen::Vector3d> origin(d->geom_xpos + 3 * id.geom2);
-  int end = 0;
+  SurfacePoint own;
   double best = INFINITY;
   for (const SurfacePoint& p : points) {
     const double dist = (R.transpose() * (p.pos - origin) - id.anchor).norm();
-    if (dist < best) best = dist, end = p.end;
+    if (dist < best) best = dist, own = p;
   }
-  return end;
+  return own;
+}
+
+// A capsule's segment against a box edge or vertex as two segments (segment_features.h): side 0
+// the capsule's (σ_0: the end clamped, 0 inside), side 1 the box edge along `axis` through the
+// feature's σ on the other two axes, radius 0 (σ_1 = σ_axis: clamped at a vertex, 0 along the edge)
+struct CapsuleEdge {
+  Segments s;
+  int sigma[2] = {0, 0};
+};
+
+CapsuleEdge CapsuleEdgeOf(const mjModel* m, const mjData* d, const ContactId& id, int axis) {
+  CapsuleEdge ce;
+  Segments& s = ce.s;
+  const mjtNum* mat = d->geom_xmat + 9 * id.geom1;
+  s.c[0] = Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom1);
+  s.e[0] = Eigen::Vector3d(mat[2], mat[5], mat[8]);
+  s.half[0] = m->geom_size[3 * id.geom1 + 1];
+  s.has_length[0] = true;
+  s.body[0] = m->geom_bodyid[id.geom1];
+  const Eigen::Map<const RowMat3> R(d->geom_xmat + 9 * id.geom2);
+  const Eigen::Map<const Eigen::Vector3d> size(m->geom_size + 3 * id.geom2);
+  Eigen::Vector3d mid = Eigen::Vector3d::Zero();  // the edge's midpoint (box frame)
+  for (int a = 0; a < 3; a++) {
+    if (a != axis) mid(a) = Sigma(id.feature, a) * size(a);
+  }
+  s.c[1] = Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom2) + R * mid;
+  s.e[1] = R.col(axis);
+  s.half[1] = size(axis);
+  s.has_length[1] = true;
+  s.body[1] = m->geom_bodyid[id.geom2];
+  ce.sigma[0] = CapsuleEnd(id.feature);
+  ce.sigma[1] = Sigma(id.feature, axis);
+  return ce;
+}
+
+// the edge axis a capsule–box feature's segment pair is taken along: an edge's free axis; any of a
+// vertex's (the first)
+int EdgeAxis(int feature) {
+  for (int a = 0; a < 3; a++) {
+    if (Sigma(feature, a) == 0) return a;
+  }
+  return 0;
+}
+
+// appends side `side`'s guards of the pair along `axis` to `set`, each leading to `to(σ past it)`
+template <typename To>
+void AppendCapsuleEdgeGuards(const mjModel* m, const mjData* d, const ContactId& id, int axis, int side, To to,
+                             FeatureGuardSet& set) {
+  const CapsuleEdge ce = CapsuleEdgeOf(m, d, id, axis);
+  const int first = set.count;
+  AppendSideGuards(ce.s, ce.sigma, side, set);
+  for (int n = first; n < set.count; n++) {
+    set.guard[n].to = to(set.guard[n].to);
+    set.guard[n].edge = axis;
+  }
 }
 
 }  // namespace
@@ -112,15 +182,16 @@ int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
   if (IsSegmentPair(m, id)) return SegmentFeatureAt(m, d, id);
   if (IsSphereBox(m, id)) return BoxFeature(FrameOf(m, d, id.geom1, id.geom2, 0), 0);
   if (!IsCapsuleBox(m, id)) return -1;
-  const int end = CapsuleEndOf(m, d, id);
-  return end ? BoxFeature(FrameOf(m, d, id.geom1, id.geom2, end), end) : -1;
+  const SurfacePoint own = OwnPointOf(m, d, id);
+  if (own.end) return BoxFeature(FrameOf(m, d, id.geom1, id.geom2, own.end), own.end);
+  return own.box_feature >= 0 ? kCapsuleInteriorBase + own.box_feature : -1;
 }
 
 const char* FeatureName(int feature) {
   if (feature < 0) return "";
   if (feature >= kSegmentFeatureBase && feature < kCapsuleEndBase) return SegmentFeatureName(feature);
-  int clamped = 0;
-  for (int a = 0; a < 3; a++) clamped += Sigma(feature, a) != 0;
+  const int clamped = Clamped(feature);
+  if (OnInterior(feature)) return clamped == 2 ? "cylinder-edge" : "cylinder-vertex";
   if (CapsuleEnd(feature)) return clamped == 1 ? "cap-face" : clamped == 2 ? "cap-edge" : "cap-vertex";
   return clamped == 1 ? "face" : clamped == 2 ? "edge" : "vertex";
 }
@@ -138,6 +209,15 @@ ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& 
                            " of two parallel capsules (no unique nearest points)");
     }
     radius2 = m->geom_size[3 * id.geom2];
+  } else if (OnInterior(id.feature)) {
+    const CapsuleEdge ce = CapsuleEdgeOf(m, d, id, EdgeAxis(id.feature));
+    double t[2];
+    if (!NearestParams(ce.s, ce.sigma, t)) {
+      throw NumericalError("contact " + ContactLabel(model, id) + " holds feature " + FeatureName(id.feature) +
+                           " of a capsule parallel to the box's edge (no unique nearest points)");
+    }
+    core1 = ce.s.c[0] + t[0] * ce.s.e[0];
+    core2 = ce.s.c[1] + t[1] * ce.s.e[1];
   } else {
     const BoxFrame b = FrameOf(m, d, id);
     Eigen::Vector3d nearest = b.c;  // the feature's point nearest to the centre (box frame)
@@ -173,6 +253,20 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
   FeatureGuardSet set;
   if (id.feature < 0 || !HasFeatures(m, id)) return set;
   if (IsSegmentPair(m, id)) return SegmentFeatureGuards(m, d, id);
+  if (OnInterior(id.feature)) {
+    // the segment's foot reaching an end (→ that end on the same edge or vertex), and on the box's
+    // side: along an edge, the foot reaching a vertex; at a vertex, the foot leaving it along each
+    // of its edges (→ that edge)
+    const int box = BoxCode(id.feature);
+    auto cap = [&](int end) { return kCapsuleEndBase + box + (end > 0 ? 27 : 0); };
+    const int axis = EdgeAxis(id.feature);
+    AppendCapsuleEdgeGuards(m, d, id, axis, 0, cap, set);
+    for (int a = 0; a < 3; a++) {
+      if (Sigma(id.feature, axis) == 0 && a != axis) continue;  // an edge: its own axis only
+      AppendCapsuleEdgeGuards(m, d, id, a, 1, [&](int sigma) { return WithSigma(id.feature, a, sigma); }, set);
+    }
+    return set;
+  }
   const BoxFrame b = FrameOf(m, d, id);
   auto add = [&](int axis, double sign, double offset, int to) {
     FeatureGuard& g = set.guard[set.count++];
@@ -188,6 +282,14 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
       add(a, 1, b.size(a), WithSigma(id.feature, a, -1));
     }
   }
+  // a capsule's end on an edge or a vertex: the segment's nearest point to it leaving the end
+  // (→ the segment's interior on the same edge or vertex); on a face the end stays the segment's
+  // nearest point until the segment lies parallel to the face, where another of the pair's points
+  // touches (a touchdown, no feature change)
+  if (CapsuleEnd(id.feature) && Clamped(id.feature) >= 2) {
+    const int interior = kCapsuleInteriorBase + BoxCode(id.feature);
+    AppendCapsuleEdgeGuards(m, d, id, EdgeAxis(id.feature), 0, [&](int) { return interior; }, set);
+  }
   return set;
 }
 
@@ -195,6 +297,10 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
                                      const FeatureGuard& guard) {
   const mjModel* m = model.mj();
   if (IsSegmentPair(m, id)) return SegmentGuardGradient(model, d, id, guard);
+  if (guard.edge >= 0) {
+    const CapsuleEdge ce = CapsuleEdgeOf(m, d, id, guard.edge);
+    return SideGuardGradient(model, d, ce.s, ce.sigma, guard);
+  }
   const int nv = m->nv;
   // dc/dt = Rᵀ(ċ − velocity of the box's point at c): the core centre's Jacobian relative to the box's
   Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> j1(3, nv), j2(3, nv);
@@ -205,6 +311,12 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
   Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
   grad.head(nv) = guard.sign * ((j1 - j2).transpose() * R.col(guard.axis));
   return grad;
+}
+
+void FollowHeldPoints(const Model& model, const mjData* d, std::vector<ContactId>& contacts) {
+  for (ContactId& id : contacts) {
+    if (id.feature >= 0 && IsCapsuleBox(model.mj(), id)) id.anchor = FeaturePoint(model, d, id).id.anchor;
+  }
 }
 
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts) {

@@ -37,6 +37,8 @@
 //     to the ends and vertices);
 //   - the segment's interior point nearest to a box vertex, where the vertex is the box's feature
 //     nearest to that point (a capsule across a corner, or along an edge it overhangs).
+// Each point says which part of the capsule it is on: an end (SurfacePoint::end) or the interior,
+// then against which edge or vertex (SurfacePoint::box_feature).
 // The normal runs from the capsule to the box, along the line from the segment's point to the
 // box's; each point lies midway between the two surfaces. A capsule lying on a face gives its two
 // ends, or where it crosses the face's rim; anchors in the box's frame keep them apart. Where two
@@ -58,6 +60,10 @@ struct SurfacePoint {
   Eigen::Vector3d normal;  // unit, from geom1 (the height field, plane, capsule) towards geom2 (world)
   double dist = 0;         // signed distance between the surfaces (negative: penetrating)
   int end = 0;             // a capsule–box point of an end sphere: −1 (+1) the end at −h (+h); 0 otherwise
+  // a capsule–box point of the segment's interior: the box edge or vertex it is nearest to, as the
+  // box's code Σ_a (σ_a + 1)·3^a (σ_a ∈ {−1, 0, +1}: the side of axis a the feature lies on, 0
+  // along the edge's own axis; contact_features.h); −1 otherwise
+  int box_feature = -1;
 };
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:

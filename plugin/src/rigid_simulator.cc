@@ -93,6 +93,17 @@ void HoldFeatures(const Model& model, Data& data, HybridState& s) {
   s.mode.contacts = WithFeatures(m, data.aux(), s.mode.contacts);
 }
 
+// the held contacts keep matching their own points (FollowHeldPoints) at s.x
+void FollowHeld(const Model& model, Data& data, HybridState& s) {
+  const mjModel* m = model.mj();
+  bool any = false;
+  for (const ContactId& id : s.mode.contacts) any = any || (id.feature >= 0 && m->geom_type[id.geom1] == mjGEOM_CAPSULE && m->geom_type[id.geom2] == mjGEOM_BOX);
+  if (!any) return;
+  mju_copy(data.aux()->qpos, s.x.qpos.data(), m->nq);
+  mj_kinematics(m, data.aux());
+  FollowHeldPoints(model, data.aux(), s.mode.contacts);
+}
+
 }  // namespace
 
 RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
@@ -319,6 +330,11 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     int best_liftoff = -1;
     ContactId best_touchdown;
     bool touchdown = false;
+    // a point that appears penetrating at the step's end is an error unless another event comes
+    // first in the step: past a held feature's boundary (the mode still on the feature extended)
+    // the pair's point of the next feature cuts in (a capsule's end circling a box edge past where
+    // its cylinder meets the edge), and the feature event is located before it
+    std::string appeared;
     for (size_t j = 0; j < end.inactive.size(); j++) {
       const ContactPoint& p = end.inactive[j];
       if (!touchdown_rule.Negative(p.gap)) {
@@ -356,8 +372,11 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       }
       const int i = MatchContact(p.id, start.inactive);
       if (i < 0) {
-        throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
-                             std::to_string(t_next) + MissedAdvice(model_));
+        if (appeared.empty()) {
+          appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
+                     std::to_string(t_next) + MissedAdvice(model_);
+        }
+        continue;
       }
       const ContactId id = start.inactive[i].id;
       const Mode local = IslandMode(s.mode, id);
@@ -365,8 +384,11 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       // the tracked point itself must end penetrating (nearest-anchor matching could pair the
       // end point with another point of the same pair)
       if (phi(h) >= 0) {
-        throw NumericalError("contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
-                             std::to_string(t_next) + MissedAdvice(model_));
+        if (appeared.empty()) {
+          appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
+                     std::to_string(t_next) + MissedAdvice(model_);
+        }
+        continue;
       }
       // where the guard starts decides the bracket: apart (the usual case); touching and
       // approaching (the event fell on a grid point: it is right here); touching and bouncing
@@ -488,8 +510,10 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     }
 
     if (!touchdown && best_liftoff < 0 && best_feature < 0) {
+      if (!appeared.empty()) throw NumericalError(appeared);
       s.x = x1;
       start = end;
+      FollowHeld(model_, data_, s);
       continue;
     }
     HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
@@ -505,6 +529,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     s.x = event.x_plus;
     s.mode = event.mode_after;
     HoldFeatures(model_, data_, s);  // a contact that joined takes the feature it touched on
+    FollowHeld(model_, data_, s);
     events.push_back(std::move(event));
     if (max_events > 0 && static_cast<int>(events.size()) >= max_events) break;
     if (static_cast<int>(events.size()) > options_.max_events) {

@@ -8,13 +8,6 @@ namespace {
 // 1 − (e_1·e_2)² below this: the free lines are parallel (MuJoCo switches to its two-point rule)
 constexpr double kParallel = 1e-9;
 
-struct Segments {
-  Eigen::Vector3d c[2], e[2];
-  double half[2] = {0, 0};
-  bool capsule[2] = {false, false};
-  int body[2] = {-1, -1};
-};
-
 Segments SegmentsOf(const mjModel* m, const mjData* d, const ContactId& id) {
   Segments s;
   const int geoms[2] = {id.geom1, id.geom2};
@@ -23,8 +16,8 @@ Segments SegmentsOf(const mjModel* m, const mjData* d, const ContactId& id) {
     const mjtNum* mat = d->geom_xmat + 9 * g;
     s.c[i] = Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * g);
     s.e[i] = Eigen::Vector3d(mat[2], mat[5], mat[8]);
-    s.capsule[i] = m->geom_type[g] == mjGEOM_CAPSULE;
-    s.half[i] = s.capsule[i] ? m->geom_size[3 * g + 1] : 0;
+    s.has_length[i] = m->geom_type[g] == mjGEOM_CAPSULE;
+    s.half[i] = s.has_length[i] ? m->geom_size[3 * g + 1] : 0;
     s.body[i] = m->geom_bodyid[g];
   }
   return s;
@@ -37,12 +30,15 @@ int Sigma(int feature, int side) {
 
 int Code(int sigma1, int sigma2) { return kSegmentFeatureBase + (sigma1 + 1) + 3 * (sigma2 + 1); }
 
-bool Fixed(const Segments& s, int feature, int side) { return !s.capsule[side] || Sigma(feature, side) != 0; }
+bool Fixed(const Segments& s, const int sigma[2], int side) { return !s.has_length[side] || sigma[side] != 0; }
 
-// the parameters along e_i of the nearest points of `feature` extended; false: parallel free lines
-bool Params(const Segments& s, int feature, double t[2]) {
-  const bool fixed[2] = {Fixed(s, feature, 0), Fixed(s, feature, 1)};
-  for (int i = 0; i < 2; i++) t[i] = fixed[i] ? Sigma(feature, i) * s.half[i] : 0;
+void SigmaOf(int feature, int sigma[2]) { sigma[0] = Sigma(feature, 0), sigma[1] = Sigma(feature, 1); }
+
+}  // namespace
+
+bool NearestParams(const Segments& s, const int sigma[2], double t[2]) {
+  const bool fixed[2] = {Fixed(s, sigma, 0), Fixed(s, sigma, 1)};
+  for (int i = 0; i < 2; i++) t[i] = fixed[i] ? sigma[i] * s.half[i] : 0;
   if (fixed[0] && fixed[1]) return true;
   const double c = s.e[0].dot(s.e[1]);
   if (!fixed[0] && !fixed[1]) {
@@ -60,7 +56,58 @@ bool Params(const Segments& s, int feature, double t[2]) {
   return true;
 }
 
-}  // namespace
+void AppendSideGuards(const Segments& s, const int sigma[2], int i, FeatureGuardSet& set) {
+  double t[2];
+  if (!s.has_length[i] || !NearestParams(s, sigma, t)) return;
+  const Eigen::Vector3d other = s.c[1 - i] + t[1 - i] * s.e[1 - i];
+  const double q = s.e[i].dot(other - s.c[i]);
+  auto add = [&](double sign, double offset, int to) {
+    FeatureGuard& g = set.guard[set.count++];
+    g.axis = i, g.sign = sign, g.offset = offset, g.to = to, g.length = s.half[i];
+    g.value = sign * q + offset;
+  };
+  if (sigma[i]) {
+    add(sigma[i], -s.half[i], 0);
+  } else {
+    add(-1, s.half[i], 1);
+    add(1, s.half[i], -1);
+  }
+}
+
+Eigen::VectorXd SideGuardGradient(const Model& model, const mjData* d, const Segments& s, const int sigma[2],
+                                  const FeatureGuard& guard) {
+  const mjModel* m = model.mj();
+  const int nv = m->nv;
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
+  double t[2];
+  if (!NearestParams(s, sigma, t)) return grad;
+  const Eigen::Vector3d p[2] = {s.c[0] + t[0] * s.e[0], s.c[1] + t[1] * s.e[1]};
+  // b_i = e_iᵀ(J_j(P_j) − J_i(P_j)): the rate of q_i with P_j carried by body j
+  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jj(3, nv), ji(3, nv);
+  Eigen::RowVectorXd b[2];
+  for (int i = 0; i < 2; i++) {
+    const int j = 1 - i;
+    mj_jac(m, d, jj.data(), nullptr, p[j].data(), s.body[j]);
+    mj_jac(m, d, ji.data(), nullptr, p[j].data(), s.body[i]);
+    b[i] = s.e[i].transpose() * (jj - ji);
+  }
+  // ṡ of the free parameters: ṡ_i = b_i + c ṡ_j (the fixed ones do not move along their axis)
+  const double c = s.e[0].dot(s.e[1]);
+  const bool fixed[2] = {Fixed(s, sigma, 0), Fixed(s, sigma, 1)};
+  Eigen::RowVectorXd sdot[2] = {Eigen::RowVectorXd::Zero(nv), Eigen::RowVectorXd::Zero(nv)};
+  if (!fixed[0] && !fixed[1]) {
+    const double den = 1 - c * c;
+    sdot[0] = (b[0] + c * b[1]) / den;
+    sdot[1] = (b[1] + c * b[0]) / den;
+  } else {
+    for (int i = 0; i < 2; i++) {
+      if (!fixed[i]) sdot[i] = b[i];
+    }
+  }
+  const int i = guard.axis, j = 1 - i;
+  grad.head(nv) = guard.sign * (b[i] + c * sdot[j]).transpose();
+  return grad;
+}
 
 bool IsSegmentPair(const mjModel* m, const ContactId& id) {
   if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return false;
@@ -73,7 +120,7 @@ int SegmentFeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
   const Segments s = SegmentsOf(m, d, id);
   const Eigen::Vector3d dif = s.c[0] - s.c[1];
   int sigma[2] = {0, 0};
-  if (!s.capsule[0]) {
+  if (!s.has_length[0]) {
     // mjraw_SphereCapsule: the centre's projection on the axis, clipped
     const double x = s.e[1].dot(dif);
     sigma[1] = x > s.half[1] ? 1 : x < -s.half[1] ? -1 : 0;
@@ -115,8 +162,10 @@ const char* SegmentFeatureName(int feature) {
 bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eigen::Vector3d& p1,
                     Eigen::Vector3d& p2) {
   const Segments s = SegmentsOf(m, d, id);
+  int sigma[2];
+  SigmaOf(id.feature, sigma);
   double t[2];
-  if (!Params(s, id.feature, t)) return false;
+  if (!NearestParams(s, sigma, t)) return false;
   p1 = s.c[0] + t[0] * s.e[0];
   p2 = s.c[1] + t[1] * s.e[1];
   return true;
@@ -125,23 +174,14 @@ bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eige
 FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const ContactId& id) {
   FeatureGuardSet set;
   const Segments s = SegmentsOf(m, d, id);
-  double t[2];
-  if (!Params(s, id.feature, t)) return set;
-  const Eigen::Vector3d p[2] = {s.c[0] + t[0] * s.e[0], s.c[1] + t[1] * s.e[1]};
-  auto add = [&](int i, double sign, double offset, int to) {
-    FeatureGuard& g = set.guard[set.count++];
-    g.axis = i, g.sign = sign, g.offset = offset, g.to = to, g.length = s.half[i];
-    g.value = sign * s.e[i].dot(p[1 - i] - s.c[i]) + offset;
-  };
+  int sigma[2];
+  SigmaOf(id.feature, sigma);
   for (int i = 0; i < 2; i++) {
-    if (!s.capsule[i]) continue;
-    const int sigma = Sigma(id.feature, i);
-    auto with = [&](int to) { return i == 0 ? Code(to, Sigma(id.feature, 1)) : Code(Sigma(id.feature, 0), to); };
-    if (sigma) {
-      add(i, sigma, -s.half[i], with(0));
-    } else {
-      add(i, -1, s.half[i], with(1));
-      add(i, 1, s.half[i], with(-1));
+    const int first = set.count;
+    AppendSideGuards(s, sigma, i, set);
+    for (int n = first; n < set.count; n++) {
+      FeatureGuard& g = set.guard[n];
+      g.to = i == 0 ? Code(g.to, sigma[1]) : Code(sigma[0], g.to);
     }
   }
   return set;
@@ -149,38 +189,9 @@ FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const Co
 
 Eigen::VectorXd SegmentGuardGradient(const Model& model, const mjData* d, const ContactId& id,
                                      const FeatureGuard& guard) {
-  const mjModel* m = model.mj();
-  const int nv = m->nv;
-  Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
-  const Segments s = SegmentsOf(m, d, id);
-  double t[2];
-  if (!Params(s, id.feature, t)) return grad;
-  const Eigen::Vector3d p[2] = {s.c[0] + t[0] * s.e[0], s.c[1] + t[1] * s.e[1]};
-  // b_i = e_iᵀ(J_j(P_j) − J_i(P_j)): the rate of q_i with P_j carried by body j
-  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jj(3, nv), ji(3, nv);
-  Eigen::RowVectorXd b[2];
-  for (int i = 0; i < 2; i++) {
-    const int j = 1 - i;
-    mj_jac(m, d, jj.data(), nullptr, p[j].data(), s.body[j]);
-    mj_jac(m, d, ji.data(), nullptr, p[j].data(), s.body[i]);
-    b[i] = s.e[i].transpose() * (jj - ji);
-  }
-  // ṡ of the free parameters: ṡ_i = b_i + c ṡ_j (the fixed ones do not move along their axis)
-  const double c = s.e[0].dot(s.e[1]);
-  const bool fixed[2] = {Fixed(s, id.feature, 0), Fixed(s, id.feature, 1)};
-  Eigen::RowVectorXd sdot[2] = {Eigen::RowVectorXd::Zero(nv), Eigen::RowVectorXd::Zero(nv)};
-  if (!fixed[0] && !fixed[1]) {
-    const double den = 1 - c * c;
-    sdot[0] = (b[0] + c * b[1]) / den;
-    sdot[1] = (b[1] + c * b[0]) / den;
-  } else {
-    for (int i = 0; i < 2; i++) {
-      if (!fixed[i]) sdot[i] = b[i];
-    }
-  }
-  const int i = guard.axis, j = 1 - i;
-  grad.head(nv) = guard.sign * (b[i] + c * sdot[j]).transpose();
-  return grad;
+  int sigma[2];
+  SigmaOf(id.feature, sigma);
+  return SideGuardGradient(model, d, SegmentsOf(model.mj(), d, id), sigma, guard);
 }
 
 }  // namespace saltation

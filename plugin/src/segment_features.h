@@ -1,5 +1,7 @@
 // Features of a pair of rounded segments (contact_features.h's second family): a sphere (geom1, a
-// segment of length zero) or a capsule (geom1) against a capsule (geom2).
+// segment of length zero) or a capsule (geom1) against a capsule (geom2); and the segment geometry
+// the third family's interior points share (a capsule's segment against a box edge, a segment of
+// radius zero: contact_features.cc).
 //
 // MuJoCo's sphere–capsule and capsule–capsule points are the sphere–sphere contact of the segments'
 // nearest points: on each capsule's segment (centre c_i, unit axis e_i = its z axis, half length
@@ -25,6 +27,14 @@
 //   SegmentGuardGradient (model, d, id, guard) => ∇h (ndx): sign · dq_i/dt as a row in v, from the
 //                      point Jacobians of both bodies at both nearest points (b_i = e_iᵀ(J_j − J_i)
 //                      at P_j; a free s_j moves as ṡ_j = b_j + (e_i·e_j) ṡ_i), zero in v̇ and act
+// The same on any two segments (Segments: a capsule pair's, or a capsule's and a box edge's), the
+// region given as σ per side:
+//   NearestParams      (s, sigma, t)      => the parameters along e_i of the nearest points of the
+//                      region extended (as SegmentNearest); false where two free lines are parallel
+//   AppendSideGuards   (s, sigma, i, set) => side i's guards of the region (as SegmentFeatureGuards),
+//                      `axis` i and `to` the σ_i past the boundary (the caller's family turns it
+//                      into its own code); nothing where NearestParams fails
+//   SideGuardGradient  (model, d, s, sigma, guard) => ∇h of such a guard (as SegmentGuardGradient)
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
 #ifndef SALTATION_SEGMENT_FEATURES_H_
 #define SALTATION_SEGMENT_FEATURES_H_
@@ -41,6 +51,15 @@ namespace saltation {
 
 constexpr int kSegmentFeatureBase = 27;  // after a box's 27 codes
 
+// two segments in the world: centre c_i, unit axis e_i, half length L_i (a sphere: 0, no length),
+// the body carrying each
+struct Segments {
+  Eigen::Vector3d c[2], e[2];
+  double half[2] = {0, 0};
+  bool has_length[2] = {false, false};
+  int body[2] = {-1, -1};
+};
+
 bool IsSegmentPair(const mjModel* m, const ContactId& id);
 int SegmentFeatureAt(const mjModel* m, const mjData* d, const ContactId& id);
 const char* SegmentFeatureName(int feature);
@@ -49,6 +68,11 @@ bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eige
 FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const ContactId& id);
 Eigen::VectorXd SegmentGuardGradient(const Model& model, const mjData* d, const ContactId& id,
                                      const FeatureGuard& guard);
+
+bool NearestParams(const Segments& s, const int sigma[2], double t[2]);
+void AppendSideGuards(const Segments& s, const int sigma[2], int side, FeatureGuardSet& set);
+Eigen::VectorXd SideGuardGradient(const Model& model, const mjData* d, const Segments& s, const int sigma[2],
+                                  const FeatureGuard& guard);
 
 }  // namespace saltation
 

@@ -6,10 +6,14 @@
 // clamped), "caps" (both). (3) A capsule (geom1) on a box (geom2), our own points
 // (capsule_box_points.cc): a point of one of the capsule's end spheres is (1) with the sphere's
 // centre at that end — codes 36 + box code (the end at −h) and 63 + box code (at +h), named
-// "cap-face", "cap-edge", "cap-vertex"; the point is told by the nearest anchor among the pair's
-// own points. The segment's interior points (a capsule lying across a box edge or corner) have no
-// feature (−1): their own point is used as the geometry gives it. Every function below serves all
-// three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end").
+// "cap-face", "cap-edge", "cap-vertex"; a point of the segment's interior (a capsule lying across a
+// box edge or corner) is the segment against that edge (a segment of radius 0, segment_features.h)
+// or vertex — codes 90 + box code, named "cylinder-edge", "cylinder-vertex"; which own point a
+// contact is, is told by the nearest anchor among the pair's own points. (The interior on a face
+// is no feature: the segment's nearest point to a plane is an end unless it lies parallel, where
+// another of the pair's points touches at the same instant.) Every function below serves all
+// three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
+// "the segment's point nearest to the edge or vertex").
 //
 // Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
 // constraint's curvature: the distance is smooth across the boundary between two features (it and
@@ -24,19 +28,31 @@
 //
 //   HasFeatures   (m, id)         => whether the pair has features: a sphere or a capsule (geom1) on a
 //                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2)
-//   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs, a centre inside
-//                                    or a capsule's interior point on a box
+//   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre
+//                                    inside the box
 //   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap-face",
-//                                    "cap-edge", "cap-vertex" ("" for −1)
+//                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex" ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
 //                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
 //                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
 //                   mj_collision does (hint: the first tangent to keep, or null); condim of the pair
 //   FeatureGuards (m, d, id)      => the guards of id.feature's region at d's kinematics: per clamped
 //                   axis σ_a c_a − size_a (→ unclamped), per free axis size_a ∓ c_a (→ clamped ±);
-//                   each ≥ 0 inside the region, fires from + to −, with the feature it leads to
+//                   each ≥ 0 inside the region, fires from + to −, with the feature it leads to.
+//                   A capsule on a box, on the parameters of its segment and the box edge
+//                   (segment_features.h, FeatureGuard::edge): a cap-edge or cap-vertex adds the
+//                   segment's foot leaving the end (σ_end·e·(P − c) − h → the cylinder on the same
+//                   edge or vertex); a cylinder-edge has the foot reaching either end (h ∓ t →
+//                   cap-edge) and the edge's foot reaching either vertex (half ∓ u → cylinder-vertex);
+//                   a cylinder-vertex the foot reaching either end (→ cap-vertex) and, per box axis,
+//                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge)
 //   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
-//                   (a capsule's: segment_features.h)
+//                   (a capsule's, and a capsule–box guard on the segments: segment_features.h)
+//   FollowHeldPoints (model, d, contacts) => the held capsule–box contacts' anchors moved to their
+//                   feature's point at d: such a pair has several points, told apart by the nearest
+//                   anchor, and a held point sliding far from where it was first seen (a log
+//                   sliding down a box edge on its cylinder towards its upper end's point) must keep
+//                   matching its own
 //   WithFeatures  (m, d, contacts) => contacts with feature −1 of a featured pair resolved at d
 //   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
@@ -69,6 +85,9 @@ struct FeatureGuard {
   double sign = 1, offset = 0;
   int to = -1;  // the feature past the boundary
   double length = 0;  // the size the guard compares with (the box's half size, the capsule's half length)
+  // a capsule–box guard on the parameters of the capsule's segment and a box edge (segment_features.h:
+  // axis is the side, 0 the capsule's, 1 the edge's): the edge's axis; −1 a guard on a box coordinate
+  int edge = -1;
 };
 struct FeatureGuardSet {
   int count = 0;
@@ -78,6 +97,7 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
 Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const ContactId& id,
                                      const FeatureGuard& guard);
 
+void FollowHeldPoints(const Model& model, const mjData* d, std::vector<ContactId>& contacts);
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts);
 bool NeedsFeatures(const mjModel* m, const std::vector<ContactId>& contacts);
 
