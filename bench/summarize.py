@@ -161,6 +161,9 @@ def main(argv):
         print(f"summarize.py: not Google Benchmark JSON: {e}", file=sys.stderr)
         return 1
     values = summarize(report)
+    for b in report.get("benchmarks", []):
+        if b.get("error_occurred"):  # its row shows "—": say why
+            print(f"summarize.py: {b.get('name')}: {b.get('error_message', 'error')}", file=sys.stderr)
     print(json.dumps(values, indent=1, sort_keys=True) if as_json else table(values))
     if check:
         bad = [k for k in REQUIRED if k not in values or not math.isfinite(values[k])]

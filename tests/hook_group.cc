@@ -9,6 +9,13 @@ bool InMode(const Mode& mode, const ContactId& id) {
   return false;
 }
 
+const HookEvent* FirstSimultaneous(const std::vector<HookEvent>& events) {
+  for (const HookEvent& ev : events) {
+    if (ev.kind == EventKind::kSimultaneous) return &ev;
+  }
+  return nullptr;
+}
+
 FormedGroup GroupAsTheHookFormsIt(const std::vector<HookEvent>& events, const HookEvent& simultaneous) {
   FormedGroup group;
   for (const HookEvent& ev : events) {

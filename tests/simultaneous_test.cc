@@ -72,10 +72,7 @@ TEST(Simultaneous, SharedCompositesEqualTheNaiveOrderings) {
     Hook hook(m.get());
     DataPtr d(mj_makeData(m.get()));
     while (d->time < 0.4) hook.Step(d.get());  // the feet land at √(2·0.27/g) = 0.235 s
-    const HookEvent* sim = nullptr;
-    for (const HookEvent& ev : hook.events()) {
-      if (ev.kind == EventKind::kSimultaneous && !sim) sim = &ev;
-    }
+    const HookEvent* sim = FirstSimultaneous(hook.events());
     ASSERT_NE(sim, nullptr) << feet << " feet";
     const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
     const HookEvent* first = formed.first;
@@ -122,9 +119,7 @@ TEST(Simultaneous, TendonDampedBallsAreComposedInSequence) {
   const HookEvent* sim = nullptr;
   while (d->time < 0.4 && !sim) {
     hook.Step(d.get());
-    for (const HookEvent& ev : hook.events()) {
-      if (ev.kind == EventKind::kSimultaneous && !sim) sim = &ev;
-    }
+    sim = FirstSimultaneous(hook.events());
   }
   ASSERT_NE(sim, nullptr);
   const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
@@ -179,10 +174,7 @@ TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
   while (d->time < 0.4) hook.Step(d.get());  // the feet and the ball land at √(2·0.27/g) = 0.235 s
-  const HookEvent* sim = nullptr;
-  for (const HookEvent& ev : hook.events()) {
-    if (ev.kind == EventKind::kSimultaneous && !sim) sim = &ev;
-  }
+  const HookEvent* sim = FirstSimultaneous(hook.events());
   ASSERT_NE(sim, nullptr);
   const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
   const HookEvent* first = formed.first;
