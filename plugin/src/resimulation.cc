@@ -104,7 +104,8 @@ bool Resimulator::ForwardIgnoresTimestep() const {
 namespace {
 
 bool SameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+  // (an empty vector's data() may be null: memcmp must not see it)
+  return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0);
 }
 
 // everything mj_step reads, bit for bit
