@@ -2,17 +2,8 @@
 
 #include <mujoco/mujoco.h>
 
-#include <numeric>
-
 namespace saltation {
 namespace {
-
-Island Whole(const mjModel* m) {
-  Island island;
-  island.dofs.resize(m->nv);
-  std::iota(island.dofs.begin(), island.dofs.end(), 0);
-  return island;
-}
 
 // whether something outside the model's arrays may add smooth forces between any trees
 bool HasOpaqueForces(const mjModel* m) {
@@ -30,7 +21,7 @@ Island ForceIsland(const Model& model, const Island& island) {
   const mjModel* m = model.mj();
   if (island.whole) return island;
   // (a control law, Options::control, reads the whole state: the controls of any tree may change)
-  if (m->neq || m->na || HasOpaqueForces(m) || model.options().control) return Whole(m);
+  if (m->neq || m->na || HasOpaqueForces(m) || model.options().control) return WholeIsland(m);
   for (int i = 0; i < m->nu; i++) {
     switch (m->actuator_trntype[i]) {
       case mjTRN_JOINT:
@@ -41,7 +32,7 @@ Island ForceIsland(const Model& model, const Island& island) {
       case mjTRN_SO3:
         break;  // one tree, or the trees IslandOf joins
       default:
-        return Whole(m);  // adhesion (body) transmissions read the contacts
+        return WholeIsland(m);  // adhesion (body) transmissions read the contacts
     }
   }
   return island;

@@ -94,16 +94,16 @@ void JoinActuatorSiteTrees(const mjModel* m, int i, TreeUnion& trees) {
   trees.Join(BodyTree(m, m->site_bodyid[a]), BodyTree(m, m->site_bodyid[b]));
 }
 
-Island Whole(const mjModel* m) {
+int GeomTree(const mjModel* m, int geom) { return BodyTree(m, m->geom_bodyid[geom]); }
+
+}  // namespace
+
+Island WholeIsland(const mjModel* m) {
   Island island;
   island.dofs.resize(m->nv);
   std::iota(island.dofs.begin(), island.dofs.end(), 0);
   return island;
 }
-
-int GeomTree(const mjModel* m, int geom) { return BodyTree(m, m->geom_bodyid[geom]); }
-
-}  // namespace
 
 bool Island::Contains(const mjModel* m, const ContactId& id) const {
   if (whole) return true;
@@ -118,13 +118,13 @@ bool Island::Contains(const mjModel* m, const ContactId& id) const {
 Island IslandOf(const Model& model, const std::vector<ContactId>& links, const std::vector<ContactId>& seeds) {
   const mjModel* m = model.mj();
   const int ntree = static_cast<int>(m->ntree);
-  if (m->nflex > 0 || ntree <= 1) return Whole(m);
+  if (m->nflex > 0 || ntree <= 1) return WholeIsland(m);
   std::vector<int> parent;
   TreeUnion trees(parent, ntree);
   std::vector<char> always(ntree, 0);  // trees every island holds (equality-constrained)
   for (int i = 0; i < m->neq; i++) {
     int t[2];
-    if (!EqualityTrees(m, i, t)) return Whole(m);
+    if (!EqualityTrees(m, i, t)) return WholeIsland(m);
     trees.Join(t[0], t[1]);
     for (int s = 0; s < 2; s++) {
       if (t[s] >= 0) always[t[s]] = 1;
@@ -138,7 +138,7 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
   }
   for (int i = 0; i < m->nu; i++) JoinActuatorSiteTrees(m, i, trees);
   for (const ContactId& id : links) {
-    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return Whole(m);
+    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return WholeIsland(m);
     trees.Join(GeomTree(m, id.geom1), GeomTree(m, id.geom2));
   }
   std::vector<char> root_in(ntree, 0);
@@ -146,7 +146,7 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
     if (always[t]) root_in[trees.Find(t)] = 1;
   }
   for (const ContactId& id : seeds) {
-    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return Whole(m);
+    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return WholeIsland(m);
     for (int g : {id.geom1, id.geom2}) {
       const int t = GeomTree(m, g);
       if (t >= 0) root_in[trees.Find(t)] = 1;
@@ -160,7 +160,7 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
     island.tree[t] = root_in[trees.Find(t)];
     count += island.tree[t];
   }
-  if (count == ntree) return Whole(m);
+  if (count == ntree) return WholeIsland(m);
   for (int t = 0; t < ntree; t++) {
     if (!island.tree[t]) continue;
     for (int j = 0; j < m->tree_dofnum[t]; j++) island.dofs.push_back(m->tree_dofadr[t] + j);

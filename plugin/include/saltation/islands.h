@@ -19,6 +19,7 @@
 // Models the analysis cannot split (flexes; an equality object it cannot place) give the whole
 // model as one island, as do islands that cover every tree.
 //
+//   WholeIsland   (the model) => the island of every tree: whole, all nv degrees of freedom
 //   IslandOf      (the model, the link contacts, the seed contacts) => the island: the trees
 //                 coupled to any seed, and their degrees of freedom in increasing order
 //   RestrictMode  (a mode, an island) => the mode's contacts inside the island (mode order kept)
@@ -48,6 +49,8 @@ struct Island {
   // whether contact id lies in the island (both geoms on its trees or static)
   bool Contains(const mjModel* m, const ContactId& id) const;
 };
+
+Island WholeIsland(const mjModel* m);
 
 Island IslandOf(const Model& model, const std::vector<ContactId>& links, const std::vector<ContactId>& seeds);
 
