@@ -10,6 +10,7 @@
 
 #include "saltation/contact_features.h"
 #include "saltation/errors.h"
+#include "same_bits.h"
 
 namespace saltation {
 namespace {
@@ -53,8 +54,6 @@ std::string Base64(const std::string& bytes) {
   }
   return out;
 }
-
-bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 
 // the base's entry (i, j): 0, the identity's, or the reference matrix's
 double BaseEntry(int base, const Eigen::MatrixXd* reference, Eigen::Index i, Eigen::Index j) {

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "saltation/errors.h"
 #include "saltation/guards.h"
+#include "same_bits.h"
 
 namespace saltation {
 
@@ -16,13 +16,9 @@ double DefaultForceTolerance(const mjModel* m) {
 
 namespace {
 
-bool SameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0);
-}
-
 bool SameContact(const ContactId& a, const ContactId& b) {
   return a.SamePair(b) && a.frictionless == b.frictionless && a.feature == b.feature &&
-         std::memcmp(a.anchor.data(), b.anchor.data(), sizeof(double) * 3) == 0;
+         SameBits(a.anchor, b.anchor);
 }
 
 // F⁻ or F⁺ of an event on its island: from the memo when there is one
@@ -41,7 +37,7 @@ std::vector<char> TreesOf(const Island* island) {
 const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode, const Island* island) const {
   const std::vector<char> trees = TreesOf(island);
   for (const Entry& e : entries_) {
-    if (e.trees != trees || std::memcmp(&e.x.time, &x.time, sizeof(double)) != 0 || !SameBits(e.x.qpos, x.qpos) ||
+    if (e.trees != trees || !SameBits(e.x.time, x.time) || !SameBits(e.x.qpos, x.qpos) ||
         !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act) || e.mode.contacts.size() != mode.contacts.size()) {
       continue;
     }

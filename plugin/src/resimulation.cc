@@ -1,11 +1,11 @@
 #include "resimulation.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "saltation/contacts.h"
 #include "private_arena.h"
 #include "saltation/errors.h"
+#include "same_bits.h"
 
 namespace saltation {
 
@@ -103,14 +103,9 @@ bool Resimulator::ForwardIgnoresTimestep() const {
 
 namespace {
 
-bool SameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  // (an empty vector's data() may be null: memcmp must not see it)
-  return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0);
-}
-
 // everything mj_step reads, bit for bit
 bool SameBits(const SavedStep& a, const SavedStep& b) {
-  return std::memcmp(&a.time, &b.time, sizeof(double)) == 0 && SameBits(a.qpos, b.qpos) && SameBits(a.qvel, b.qvel) &&
+  return SameBits(a.time, b.time) && SameBits(a.qpos, b.qpos) && SameBits(a.qvel, b.qvel) &&
          SameBits(a.act, b.act) && SameBits(a.warmstart, b.warmstart) && SameBits(a.ctrl, b.ctrl) &&
          SameBits(a.qfrc_applied, b.qfrc_applied) && SameBits(a.xfrc_applied, b.xfrc_applied) &&
          SameBits(a.mocap_pos, b.mocap_pos) && SameBits(a.mocap_quat, b.mocap_quat);
