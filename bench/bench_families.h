@@ -11,6 +11,11 @@
 //                            body shifted by a few cm so the layers land on one another off centre
 //                            and no two touchdowns coincide: islands that merge as the pile settles
 //                            (n = 200 is issue 17's 200-body pile, nv = 6n); restitution 0.3
+//   Stool(feet)              a free body, a seat (cylinder, mass 1, off its centre) on `feet` sphere
+//                            feet (radius 0.03, mass 0.1 + 0.2·k, 0.2 m from its axis at angle
+//                            2πk/feet + 0.3), level 0.27 m above the floor: every foot lands at
+//                            the same instant (√(2·0.27/g) = 0.235 s), one simultaneous group
+//                            whose orders differ; feet named foot0, foot1, …; restitution 0.3
 #ifndef SALTATION_BENCH_BENCH_FAMILIES_H_
 #define SALTATION_BENCH_BENCH_FAMILIES_H_
 
@@ -74,6 +79,25 @@ inline std::string Pile(int n) {
            std::to_string(z) + "\"><freejoint/>" + kGeoms[i % 3] + "</body>\n";
   }
   return xml + "  </worldbody>\n</mujoco>\n";
+}
+
+inline std::string Stool(int feet) {
+  if (feet < 1) throw std::invalid_argument("Stool: feet must be at least 1");
+  std::string xml = R"(<mujoco model="stool">
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="stool" pos="0 0 0.4"><freejoint/>
+      <geom type="cylinder" size="0.2 0.02" mass="1" pos="0.03 -0.02 0"/>
+)";
+  for (int k = 0; k < feet; k++) {
+    const double a = 2 * M_PI * k / feet + 0.3;
+    xml += "      <geom name=\"foot" + std::to_string(k) + "\" type=\"sphere\" size=\"0.03\" pos=\"" +
+           std::to_string(0.2 * std::cos(a)) + " " + std::to_string(0.2 * std::sin(a)) + " -0.1\" mass=\"" +
+           std::to_string(0.1 + 0.2 * k) + "\"/>\n";
+  }
+  return xml + "    </body>\n  </worldbody>\n</mujoco>\n";
 }
 
 }  // namespace families

@@ -20,6 +20,7 @@
 #include <benchmark/benchmark.h>
 #include <time.h>
 
+#include "bench_families.h"
 #include "bench_util.h"
 
 namespace bench {
@@ -157,25 +158,10 @@ void ResetJacobianMethods(benchmark::State& state, const std::string& name) {
   state.counters["impact_maps_over_equations"] = t_maps / t_eq;
 }
 
-// a body on three sphere feet, level, its mass off-centre: one cluster of three members whose
-// orders differ (tests/simultaneous_test.cc's three-footed body)
-const char* kStool3 = R"(
-<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 0.1"/>
-    <body name="stool" pos="0 0 0.4"><freejoint/>
-      <geom type="cylinder" size="0.2 0.02" mass="1" pos="0.03 -0.02 0"/>
-      <geom type="sphere" size="0.03" pos="0.191 0.059 -0.1" mass="0.1"/>
-      <geom type="sphere" size="0.03" pos="-0.147 0.136 -0.1" mass="0.3"/>
-      <geom type="sphere" size="0.03" pos="-0.044 -0.195 -0.1" mass="0.5"/>
-    </body>
-  </worldbody>
-</mujoco>)";
-
 void Simultaneous(benchmark::State& state, const std::string& name) {
-  saltation::ModelPtr m = name == "stool3" ? LoadXmlText(kStool3) : LoadNamed(name);
+  // stool3: a body on three sphere feet, level, its mass off-centre: one cluster of three members
+  // whose orders differ (families::Stool(3), as tests/simultaneous_test.cc has it)
+  saltation::ModelPtr m = name == "stool3" ? LoadXmlText(families::Stool(3)) : LoadNamed(name);
   saltation::HookOptions options;
   options.xi_on_demand = true;
   saltation::Hook hook(m.get(), options);

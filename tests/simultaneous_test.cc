@@ -4,22 +4,18 @@
 // composite.
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "saltation/event_json.h"
 #include "saltation/events.h"
+#include "bench_families.h"
 #include "hook_group.h"
+#include "same_bits.h"
 #include "test_util.h"
 
 namespace saltation::testing {
 namespace {
-
-bool SameBits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() &&
-         (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0);
-}
 
 // the naive composite of one ordering: every member's complete TouchdownEvent in turn from the
 // group's state and mode, C ← Ξ.Dense()·C
@@ -40,35 +36,12 @@ Eigen::MatrixXd NaiveComposite(const Model& model, const State& x0, const Mode& 
   return C;
 }
 
-// A rigid body on `feet` spheres, level so that every foot lands at the same instant, the mass
-// off-centre so that the order of the feet matters
-std::string Legged(int feet) {
-  std::string geoms;
-  for (int k = 0; k < feet; k++) {
-    const double a = 2 * M_PI * k / feet + 0.3;
-    geoms += "<geom type=\"sphere\" size=\"0.03\" pos=\"" + std::to_string(0.2 * std::cos(a)) + " " +
-             std::to_string(0.2 * std::sin(a)) + " -0.1\" mass=\"" + std::to_string(0.1 + 0.2 * k) + "\"/>";
-  }
-  return R"(
-<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 0.1"/>
-    <body name="stool" pos="0 0 0.4"><freejoint/>
-      <geom type="cylinder" size="0.2 0.02" mass="1" pos="0.03 -0.02 0"/>)" +
-         geoms + R"(
-    </body>
-  </worldbody>
-</mujoco>)";
-}
-
 // Both orderings' composites of the hook's group equal the naive ones to 1e-12 (relative, in the
 // Frobenius norm) on a two-footed and a three-footed body landing level; the orders differ (the
 // comparison could tell them apart).
 TEST(Simultaneous, SharedCompositesEqualTheNaiveOrderings) {
   for (int feet : {2, 3}) {
-    ModelPtr m = LoadModelFromString(Legged(feet));
+    ModelPtr m = LoadModelFromString(families::Stool(feet));
     Hook hook(m.get());
     DataPtr d(mj_makeData(m.get()));
     while (d->time < 0.4) hook.Step(d.get());  // the feet land at √(2·0.27/g) = 0.235 s
@@ -147,29 +120,18 @@ TEST(Simultaneous, TendonDampedBallsAreComposedInSequence) {
   EXPECT_GT(sim->order_spread, 1e-2);
 }
 
-// Two clusters landing at the same instant — a two-footed stool, its mass off-centre (its feet's
-// order matters), and a ball on a tree of its own — beside a body in the air that nothing touches:
+// Two clusters landing at the same instant — a two-footed stool (families::Stool(2)), its mass
+// off-centre (its feet's order matters), and a ball on a tree of its own — beside a body in the air that nothing touches:
 // the composites are kept factored (the identity outside the indices the members' Ξ move, the
 // untouched body's among them), and their Dense() equals the dense construction, each cluster's
 // members' Ξ.Dense() multiplied in order from the group's state and the clusters' products
 // multiplied, to 1e-15 (relative, Frobenius). Their JSON is the dense matrix's, character for
 // character, and order_spread the dense matrices' to 1e-15.
 TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
-  const char* xml = R"(
-<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 0.1"/>
-    <body name="stool" pos="0 0 0.4"><freejoint/>
-      <geom type="cylinder" size="0.2 0.02" mass="1" pos="0.03 -0.02 0"/>
-      <geom name="foot0" type="sphere" size="0.03" pos="0.2 0 -0.1" mass="0.1"/>
-      <geom name="foot1" type="sphere" size="0.03" pos="-0.2 0 -0.1" mass="0.5"/>
-    </body>
-    <body name="ball" pos="1 0 0.37"><freejoint/><geom name="ball" size="0.1" mass="2"/></body>
+  std::string xml = families::Stool(2);
+  xml.insert(xml.rfind("</worldbody>"), R"(<body name="ball" pos="1 0 0.37"><freejoint/><geom name="ball" size="0.1" mass="2"/></body>
     <body name="high" pos="-1 0 5"><freejoint/><geom name="high" size="0.1" mass="1"/></body>
-  </worldbody>
-</mujoco>)";
+  )");
   ModelPtr m = LoadModelFromString(xml);
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
@@ -218,7 +180,7 @@ TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
 // TouchdownEvent with a FieldMemo gives the same bits as without, and the memo answers F⁻ of an
 // event from the F⁺ its predecessor kept: two of a three-footed body's feet in turn.
 TEST(Simultaneous, FieldMemoGivesTheSameEventAndSharesF) {
-  ModelPtr m = LoadModelFromString(Legged(3));
+  ModelPtr m = LoadModelFromString(families::Stool(3));
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
   while (d->time < 0.4) hook.Step(d.get());
