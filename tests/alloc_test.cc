@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "saltation/events.h"
 #include "saltation/hook.h"
+#include "saltation/islands.h"
 #include "test_util.h"
 
 extern "C" void* __libc_malloc(size_t size);
@@ -144,6 +146,34 @@ TEST_F(AllocationTest, HookStepAddsNoAllocationsToMujocos) {
       EXPECT_EQ(n.hook, n.plain);
     }
   }
+}
+
+// A FieldMemo (events.h) answers a mode vector field it holds with one allocation, the copy it
+// returns: finding the entry of an island's evaluation allocates nothing (it compared a copy of
+// the island's trees, a second allocation)
+TEST_F(AllocationTest, FieldMemoAnswersFromMemoryWithOneAllocation) {
+  ModelPtr m = LoadModelFromString(R"(<mujoco><worldbody><geom name="floor" type="plane" size="5 5 0.1"/>
+    <body pos="0 0 0.1"><freejoint/><geom name="a" size="0.1"/></body>
+    <body pos="1 0 0.3"><freejoint/><geom name="b" size="0.1"/></body></worldbody></mujoco>)");
+  ASSERT_TRUE(m);
+  Model model(m.get());
+  Data data(model);
+  const State x = StateFromData(model.mj(), data.main());
+  ContactId id;
+  id.geom1 = mj_name2id(m.get(), mjOBJ_GEOM, "floor");
+  id.geom2 = mj_name2id(m.get(), mjOBJ_GEOM, "a");
+  const Island island = IslandOf(model, {}, {id});
+  ASSERT_FALSE(island.whole);
+  const Mode mode;
+  FieldMemo fields;
+  const Eigen::VectorXd first = fields.Get(model, data, x, mode, &island);
+  const long before = g_allocations.load();
+  const Eigen::VectorXd again = fields.Get(model, data, x, mode, &island);
+  const long allocations = g_allocations.load() - before;
+  EXPECT_EQ(fields.evaluations(), 1);
+  EXPECT_EQ(fields.hits(), 1);
+  EXPECT_EQ(allocations, 1);
+  EXPECT_TRUE(first == again);
 }
 
 }  // namespace

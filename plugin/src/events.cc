@@ -27,15 +27,17 @@ Eigen::VectorXd Field(const Model& model, Data& data, const State& x, const Mode
   return fields ? fields->Get(model, data, x, mode, island) : ModeVectorField(model, data, x, mode, island);
 }
 
-// the trees an evaluation ran on: empty for the whole model
-std::vector<char> TreesOf(const Island* island) {
-  return island && !island->whole ? island->tree : std::vector<char>();
+// the trees an evaluation ran on: empty for the whole model (a reference: Find compares it
+// without a copy)
+const std::vector<char>& TreesOf(const Island* island) {
+  static const std::vector<char> kWhole;
+  return island && !island->whole ? island->tree : kWhole;
 }
 
 }  // namespace
 
 const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode, const Island* island) const {
-  const std::vector<char> trees = TreesOf(island);
+  const std::vector<char>& trees = TreesOf(island);
   for (const Entry& e : entries_) {
     if (e.trees != trees || !SameBits(e.x.time, x.time) || !SameBits(e.x.qpos, x.qpos) ||
         !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act) || e.mode.contacts.size() != mode.contacts.size()) {

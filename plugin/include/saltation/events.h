@@ -67,7 +67,8 @@ struct RigidEvent {
 // F⁺ is the next event's F⁻). Get(x, mode, island) returns ModeVectorField(x, mode, island),
 // evaluated once per distinct (x's bits, mode's contacts, island's trees) and kept; Keep stores one
 // the caller already has from the same evaluation (EvaluateMode at x in mode on the island). Valid while data's inputs (ctrl, applied forces,
-// mocap motion) stay those of the group: one memo per group.
+// mocap motion) stay those of the group: one memo per group. Finding an entry allocates nothing
+// (Get's answer from the memo allocates only the copy it returns).
 class FieldMemo {
  public:
   Eigen::VectorXd Get(const Model& model, Data& data, const State& x, const Mode& mode,
