@@ -104,7 +104,7 @@ bool Resimulator::ForwardIgnoresTimestep() const {
 namespace {
 
 // everything mj_step reads, bit for bit
-bool SameBits(const SavedStep& a, const SavedStep& b) {
+bool SameStep(const SavedStep& a, const SavedStep& b) {
   return SameBits(a.time, b.time) && SameBits(a.qpos, b.qpos) && SameBits(a.qvel, b.qvel) &&
          SameBits(a.act, b.act) && SameBits(a.warmstart, b.warmstart) && SameBits(a.ctrl, b.ctrl) &&
          SameBits(a.qfrc_applied, b.qfrc_applied) && SameBits(a.xfrc_applied, b.xfrc_applied) &&
@@ -118,7 +118,7 @@ void Resimulator::PrepareSubsteps(const SavedStep& from) {
   // depends on the step length (unless refsafe raises a time constant: ForwardIgnoresTimestep),
   // so one forward serves every sub-step (bitwise what mj_step gives). Substep writes only the
   // state and the integrator's outputs, so the forward pass still held serves the same state again
-  if (prepared_ && SameBits(prepared_from_, from)) return;
+  if (prepared_ && SameStep(prepared_from_, from)) return;
   forward_passes_++;
   Sized([&] {
     mjData* out = data_.get();
