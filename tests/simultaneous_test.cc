@@ -120,18 +120,30 @@ TEST(Simultaneous, TendonDampedBallsAreComposedInSequence) {
   EXPECT_GT(sim->order_spread, 1e-2);
 }
 
-// Two clusters landing at the same instant — a two-footed stool (families::Stool(2)), its mass
-// off-centre (its feet's order matters), and a ball on a tree of its own — beside a body in the air that nothing touches:
+// Two clusters landing at the same instant — a two-footed stool, its mass off-centre (its feet's
+// order matters; not families::Stool(2): beside the ball its group counts 2, its second foot
+// inside the first one's impact), and a ball on a tree of its own — beside a body in the air that nothing touches:
 // the composites are kept factored (the identity outside the indices the members' Ξ move, the
 // untouched body's among them), and their Dense() equals the dense construction, each cluster's
 // members' Ξ.Dense() multiplied in order from the group's state and the clusters' products
 // multiplied, to 1e-15 (relative, Frobenius). Their JSON is the dense matrix's, character for
 // character, and order_spread the dense matrices' to 1e-15.
 TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
-  std::string xml = families::Stool(2);
-  xml.insert(xml.rfind("</worldbody>"), R"(<body name="ball" pos="1 0 0.37"><freejoint/><geom name="ball" size="0.1" mass="2"/></body>
+  const char* xml = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.3"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="stool" pos="0 0 0.4"><freejoint/>
+      <geom type="cylinder" size="0.2 0.02" mass="1" pos="0.03 -0.02 0"/>
+      <geom name="foot0" type="sphere" size="0.03" pos="0.2 0 -0.1" mass="0.1"/>
+      <geom name="foot1" type="sphere" size="0.03" pos="-0.2 0 -0.1" mass="0.5"/>
+    </body>
+    <body name="ball" pos="1 0 0.37"><freejoint/><geom name="ball" size="0.1" mass="2"/></body>
     <body name="high" pos="-1 0 5"><freejoint/><geom name="high" size="0.1" mass="1"/></body>
-  )");
+  </worldbody>
+</mujoco>)";
   ModelPtr m = LoadModelFromString(xml);
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
