@@ -13,7 +13,9 @@
 //               user callback for passive forces, controls or actuator dynamics (they may read
 //               any tree).
 //
-// Reads the model, its options and MuJoCo's global callbacks only.
+// The model's own part of the verdict (model_forces.h) is computed once, when the Model is made;
+// the callbacks are read on every call.
+// Reads the model (Model::forces_split_by_tree) and MuJoCo's global callbacks only.
 #ifndef SALTATION_FORCE_ISLAND_H_
 #define SALTATION_FORCE_ISLAND_H_
 

@@ -5,6 +5,7 @@
 
 #include "saltation/config.h"
 #include "saltation/errors.h"
+#include "model_forces.h"
 #include "private_arena.h"
 
 namespace saltation {
@@ -31,6 +32,7 @@ Model::Model(const mjModel* m, const Options& options) : options_(options) {
   CoverBandsInBodyMargins(m_.get());
   // contacts and constraint rows live in mjData's arena (MuJoCo 3+), sized for the user's model
   AddBandArena(m_.get());
+  forces_split_by_tree_ = ModelForcesSplitByTree(m_.get(), options_);
   // last: the struct copy shares m_'s arrays as they are now (m_ never changes after this)
   island_passes_ = *m_;
   island_passes_.opt.enableflags |= mjENBL_SLEEP;

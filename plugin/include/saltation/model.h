@@ -126,12 +126,19 @@ class Model {
   // the geom's name, or its body's when it has none (GeomLabel)
   std::string GeomName(int geom) const;
 
+  // whether the smooth forces the model and its options define act within the trees an island
+  // joins (model_forces.h: no equality constraints, activation states, contact-reading
+  // transmissions, passive or actuator plugins, control law), found once here; ForceIsland
+  // (force_island.h) reads it on every mode evaluation
+  bool forces_split_by_tree() const { return forces_split_by_tree_; }
+
  private:
   ModelPtr m_;
   mjModel island_passes_{};
   Options options_;
   double detect_margin_ = 0;
   std::vector<double> restitution_;
+  bool forces_split_by_tree_ = false;
 };
 
 // Storage the row builders reuse, sized on first use and kept: a function that takes it uses it
