@@ -96,6 +96,10 @@ void JoinActuatorSiteTrees(const mjModel* m, int i, TreeUnion& trees) {
 
 int GeomTree(const mjModel* m, int geom) { return BodyTree(m, m->geom_bodyid[geom]); }
 
+bool GeomsInModel(const mjModel* m, const ContactId& id) {
+  return id.geom1 >= 0 && id.geom2 >= 0 && id.geom1 < m->ngeom && id.geom2 < m->ngeom;
+}
+
 }  // namespace
 
 Island WholeIsland(const mjModel* m) {
@@ -138,7 +142,7 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
   }
   for (int i = 0; i < m->nu; i++) JoinActuatorSiteTrees(m, i, trees);
   for (const ContactId& id : links) {
-    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return WholeIsland(m);
+    if (!GeomsInModel(m, id)) return WholeIsland(m);
     trees.Join(GeomTree(m, id.geom1), GeomTree(m, id.geom2));
   }
   std::vector<char> root_in(ntree, 0);
@@ -146,7 +150,7 @@ Island IslandOf(const Model& model, const std::vector<ContactId>& links, const s
     if (always[t]) root_in[trees.Find(t)] = 1;
   }
   for (const ContactId& id : seeds) {
-    if (id.geom1 < 0 || id.geom2 < 0 || id.geom1 >= m->ngeom || id.geom2 >= m->ngeom) return WholeIsland(m);
+    if (!GeomsInModel(m, id)) return WholeIsland(m);
     for (int g : {id.geom1, id.geom2}) {
       const int t = GeomTree(m, g);
       if (t >= 0) root_in[trees.Find(t)] = 1;
