@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "force_island.h"
 #include "island_passes.h"
 #include "saltation/islands.h"
 #include "saltation/saltation_matrix.h"
@@ -119,6 +120,62 @@ TEST(Islands, FollowTreesContactsAndEqualities) {
   ModelPtr alone = LoadModelFromString(Scene(0));
   Model alone_model(alone.get());
   EXPECT_TRUE(IslandOf(alone_model, {}, {foot}).whole);
+}
+
+// ForceIsland (force_island.h) keeps a ball's island when nothing couples the trees' smooth forces
+// (a motor on another tree's hinge), and gives the whole model for each reason the Model finds
+// once (model_forces.h) — an equality constraint, an activation state, an adhesion (body)
+// transmission, a control law — and for a passive-force callback set after the Model was made
+// (read on every call: cleared, the island is back).
+TEST(Islands, ForceIslandIsWholeWhenForcesReachAcrossTrees) {
+  auto scene = [](const std::string& extra) {
+    return std::string(R"(<mujoco><worldbody><geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="a" pos="0 0 1"><freejoint/><geom name="a" size="0.1"/></body>
+    <body name="p" pos="1 0 1"><joint name="hp" type="hinge"/><geom name="p" size="0.1"/></body>
+    <body name="q" pos="2 0 1"><freejoint/><geom name="q" size="0.1"/></body></worldbody>)") +
+           extra + "</mujoco>";
+  };
+  auto island_of_a = [](const Model& model) {
+    ContactId id;
+    id.geom1 = mj_name2id(model.mj(), mjOBJ_GEOM, "floor");
+    id.geom2 = mj_name2id(model.mj(), mjOBJ_GEOM, "a");
+    return IslandOf(model, {}, {id});
+  };
+  const std::string motor = R"(<actuator><motor joint="hp"/></actuator>)";
+  {
+    ModelPtr m = LoadModelFromString(scene(motor));
+    Model model(m.get());
+    const Island island = island_of_a(model);
+    ASSERT_FALSE(island.whole);
+    EXPECT_EQ(island.dofs.size(), 6u);
+    EXPECT_EQ(ForceIsland(model, island).dofs, island.dofs);
+    mjcb_passive = [](const mjModel*, mjData*) {};
+    EXPECT_TRUE(ForceIsland(model, island).whole);
+    mjcb_passive = nullptr;
+    EXPECT_FALSE(ForceIsland(model, island).whole);
+  }
+  const std::pair<const char*, std::string> reasons[] = {
+      // (q welded to the world: its tree is in every island, p's stays out)
+      {"equality", R"(<equality><weld body1="q"/></equality>)"},
+      {"activation", R"(<actuator><general joint="hp" dyntype="filter" dynprm="0.1"/></actuator>)"},
+      {"adhesion", R"(<actuator><adhesion body="p" ctrlrange="0 1"/></actuator>)"},
+  };
+  for (const auto& [name, extra] : reasons) {
+    ModelPtr m = LoadModelFromString(scene(extra));
+    Model model(m.get());
+    const Island island = island_of_a(model);
+    ASSERT_FALSE(island.whole) << name;
+    const Island forces = ForceIsland(model, island);
+    EXPECT_TRUE(forces.whole) << name;
+    EXPECT_EQ(static_cast<int>(forces.dofs.size()), m->nv) << name;
+  }
+  ModelPtr m = LoadModelFromString(scene(motor));
+  Options options;
+  options.control = [](double, const mjtNum*, const mjtNum*, mjtNum* ctrl) { ctrl[0] = 0; };
+  Model controlled(m.get(), options);
+  const Island island = island_of_a(controlled);
+  ASSERT_FALSE(island.whole);
+  EXPECT_TRUE(ForceIsland(controlled, island).whole) << "control law";
 }
 
 // Trees coupled by forces rather than constraints: a damped spatial tendon through three balls
