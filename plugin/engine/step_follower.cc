@@ -10,8 +10,10 @@ namespace {
 constexpr int kPhysics = mjSTATE_FULLPHYSICS;                 // time, qpos, qvel, act, history…
 constexpr int kInputs = mjSTATE_USER | mjSTATE_WARMSTART;     // ctrl, applied forces, mocap, qacc₀
 
+// bit for bit; an empty vector's data() may be null and memcmp must not see it (UBSan halts)
 bool Same(const std::vector<mjtNum>& a, const std::vector<mjtNum>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(mjtNum) * a.size()) == 0;
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), sizeof(mjtNum) * a.size()) == 0);
 }
 
 }  // namespace
