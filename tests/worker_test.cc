@@ -14,16 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "same_bits.h"
 #include "test_util.h"
 
 namespace saltation::testing {
 namespace {
-
-// bit equality of two matrices (NaN included: what the sync hook left NaN must be NaN)
-bool SameBits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() &&
-         (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<size_t>(a.size())) == 0);
-}
 
 bool SameContact(const ContactId& a, const ContactId& b) {
   return a.geom1 == b.geom1 && a.geom2 == b.geom2 && SameBits(a.anchor, b.anchor);
