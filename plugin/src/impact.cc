@@ -64,8 +64,9 @@ Eigen::VectorXd AppliedRestitution(const Model& model, const Eigen::VectorXd& re
   return e;
 }
 
-// v⁺ = v⁻ + M⁻¹Jᵀ Λ with Λ = A⁺(τ − J v⁻), τ = −E·min(J v⁻, 0) on normal rows; d holds M(q)
-Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& sel,
+// v⁺ = v⁻ + M⁻¹Jᵀ Λ with Λ = A⁺(τ − J v⁻), τ = −E·min(J v⁻, 0) on normal rows; d holds M(q), on
+// the island's trees when it is not whole (SleepOutside's passes: v⁺ − v⁻ is 0 off the island)
+Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const Island& island, const SelectedRows& sel,
                              const Eigen::VectorXd& v_minus, Eigen::VectorXd* impulse, int* rank,
                              PsdSolver::Method method = PsdSolver::Method::kPseudoInverse) {
   const int nrow = sel.J.rows();
@@ -76,7 +77,7 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   }
   RowMatrix JMinv;
   Eigen::MatrixXd A;
-  ConstraintMass(model.mj(), d, sel.J, JMinv, A);
+  ConstraintMass(model.mj(), d, sel.J, JMinv, A);  // J is 0 off the island, and so is J M⁻¹
   const Eigen::VectorXd Jv = sel.J * v_minus + sel.surface;  // relative
   const Eigen::VectorXd target =
       -AppliedRestitution(model, sel.restitution_rows, Jv).cwiseProduct(Jv.cwiseMin(0.0));
@@ -86,7 +87,9 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   solver.Solve(target - Jv, lambda);
   if (impulse) *impulse = lambda;
   if (rank) *rank = solver.rank();
-  return v_minus + JMinv.transpose() * lambda;
+  Eigen::VectorXd dv = JMinv.transpose() * lambda;
+  ZeroOutside(island, dv);  // the other trees' factor is stale in d: none of it is read
+  return v_minus + dv;
 }
 
 // ∂v⁺/∂q on `dofs` (|dofs|², ResetJacobian's island block: its rows off them are exactly zero), by central differences of the whole impact map with S fixed (ImpactVelocity
@@ -142,7 +145,8 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   const Eigen::VectorXd target = -e.cwiseProduct(Jv.cwiseMin(0.0));
   Eigen::VectorXd lambda;
   solver.Solve(target - Jv, lambda);
-  const Eigen::VectorXd dv = JMinv.transpose() * lambda;
+  Eigen::VectorXd dv = JMinv.transpose() * lambda;
+  ZeroOutside(island, dv);  // d's factor is the island's (ImpactResetJacobian): nothing else is read
   const Eigen::VectorXd v_plus = v_minus + dv;
   // consistent targets: v⁺ meets every row (the pseudo-inverse's least squares does not)
   const Eigen::VectorXd residual = sel.J * v_plus + sel.surface - target;
@@ -213,10 +217,12 @@ void SetIdentity(Eigen::MatrixXd& a, int n) {
   a.diagonal().setOnes();
 }
 
-double KineticEnergy(const mjModel* m, const mjData* d, const Eigen::VectorXd& v) {
-  Eigen::VectorXd Mv(m->nv);
-  mj_mulM(m, d, Mv.data(), v.data());
-  return 0.5 * v.dot(Mv);
+// ½ vᵀ M v of the island's trees (d holds M on them; the whole model's for a whole island)
+double KineticEnergy(const mjModel* m, const mjData* d, const Island& island, const Eigen::VectorXd& v) {
+  Eigen::VectorXd on = v, Mv = Eigen::VectorXd::Zero(m->nv);
+  ZeroOutside(island, on);
+  mj_mulM(m, d, Mv.data(), on.data());
+  return 0.5 * on.dot(Mv);
 }
 
 }  // namespace
@@ -236,8 +242,11 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   mjData* d = data.main();
   std::vector<ContactId> cand = candidates;
   ApplyMocapMotion(model, data, x_minus.time);
-  std::vector<ContactPoint> points;  // the candidates' pairs only, with M and its factor
-  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points);
+  // the candidates' pairs only, with M and its factor, on the trees they reach (islands.h): the
+  // impact moves nothing else
+  const Island island = IslandOf(model, cand, cand);
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points, true, SleepOutside(model, d, island));
   ConstraintSet all;
   ModeConstraints(model, d, cand, points, all, data.work());
   const int ncand = static_cast<int>(cand.size());
@@ -266,7 +275,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
                            std::to_string(max_iter) + " active-set changes");
     }
     sel = SelectRows(model, d, all, out.restitution, in_set);
-    v_plus = ApplyImpulse(model, d, sel, v, &impulse, &out.rank);
+    v_plus = ApplyImpulse(model, d, island, sel, v, &impulse, &out.rank);
     const double itol = 1e-10 * std::max(1.0, impulse.size() ? impulse.cwiseAbs().maxCoeff() : 0.0);
     // a contact pulling: release the worst
     int worst = -1;
@@ -325,7 +334,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
     const SelectedRows wider = SelectRows(model, d, all, out.restitution, held);
     Eigen::VectorXd wider_impulse;
     int wider_rank = 0;
-    const Eigen::VectorXd wider_v = ApplyImpulse(model, d, wider, v, &wider_impulse, &wider_rank);
+    const Eigen::VectorXd wider_v = ApplyImpulse(model, d, island, wider, v, &wider_impulse, &wider_rank);
     const double itol = 1e-10 * std::max(1.0, wider_impulse.cwiseAbs().maxCoeff());
     bool pulls = false;
     for (int k = 0; k < ncand; k++) pulls |= held[k] && wider_impulse(wider.normal_row[k]) < -itol;
@@ -349,8 +358,8 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
     out.normal_velocity_plus(k) = all.J.row(all.normal_row[k]).dot(v_plus) + surface(k);
     if (std::abs(out.normal_velocity_plus(k)) <= vtol) out.sustained.contacts.push_back(cand[k]);
   }
-  out.kinetic_energy_minus = KineticEnergy(m, d, v);
-  out.kinetic_energy_plus = KineticEnergy(m, d, v_plus);
+  out.kinetic_energy_minus = KineticEnergy(m, d, island, v);
+  out.kinetic_energy_plus = KineticEnergy(m, d, island, v_plus);
   return out;
 }
 
@@ -360,13 +369,14 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
                                const std::vector<ContactId>& impulse_set, int* rank,
                                PsdSolver::Method method) {
   mjData* d = data.main();
+  const Island island = IslandOf(model, impulse_set, impulse_set);
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
+  EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points, true, SleepOutside(model, d, island));
   ConstraintSet all;
   ModeConstraints(model, d, impulse_set, points, all, data.work());
   const SelectedRows sel = SelectRows(model, d, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
-  return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank, method);
+  return ApplyImpulse(model, d, island, sel, qvel_minus, nullptr, rank, method);
 }
 
 Eigen::MatrixXd ResetJacobian::Dense() const {
@@ -429,18 +439,18 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   out.nv = nv;
   out.na = m->na;
 
+  // DΔ moves only the dofs of the trees S reaches (islands.h): J and J M⁻¹ are exactly zero off
+  // them (M is block-diagonal over the trees), and the configuration of any other tree moves
+  // neither S's rows nor M's blocks under them: MuJoCo's passes run on the island's trees alone
+  const Island island = IslandOf(model, impulse_set, impulse_set);
   // ∂v⁺/∂v⁻ in closed form: v⁺ is linear in v⁻ for a fixed S (targets use J_n v⁻ < 0)
   ApplyMocapMotion(model, data, x_minus.time);
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points);
+  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points, true, SleepOutside(model, d, island));
   ConstraintSet all;
   ModeConstraints(model, d, impulse_set, points, all, data.work());
   const SelectedRows sel = SelectRows(model, d, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
-  // DΔ moves only the dofs of the trees S reaches (islands.h): J and J M⁻¹ are exactly zero off
-  // them (M is block-diagonal over the trees), and the configuration of any other tree moves
-  // neither S's rows nor M's blocks under them
-  const Island island = IslandOf(model, impulse_set, impulse_set);
   out.dofs = island.dofs;
   out.all_dofs = false;
   const std::vector<int>& dofs = out.dofs;
