@@ -20,7 +20,8 @@ std::vector<double> PairRestitutions(const RestitutionTable& restitution, const 
 }
 
 // rows of the contacts selected by `in_set` (each contact's rows, in order), then equality rows;
-// `restitution_rows` gets e (per contact) for normal rows and 0 for the others
+// `restitution_rows` gets e (per contact) for normal rows and 0 for the others; with `columns`
+// (increasing dofs, an island's) only those columns of the rows (J is 0 on the others)
 struct SelectedRows {
   RowMatrix J;
   Eigen::VectorXd surface;  // b: the rows' velocity of prescribed surfaces (J v + b is relative)
@@ -29,13 +30,21 @@ struct SelectedRows {
 };
 
 SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet& all,
-                        const std::vector<double>& e, const std::vector<bool>& in_set) {
+                        const std::vector<double>& e, const std::vector<bool>& in_set,
+                        const std::vector<int>* columns = nullptr) {
   const int ncand = static_cast<int>(all.points.size());
   const int neq = all.J.rows() - all.ncontact_rows;
   int nrow = neq;
   for (int k = 0; k < ncand; k++) nrow += in_set[k] ? ContactRowCount(all.points[k]) : 0;
   SelectedRows sel;
-  sel.J.resize(nrow, model.nv());
+  sel.J.resize(nrow, columns ? static_cast<int>(columns->size()) : model.nv());
+  auto copy = [&](int to, int from, int count) {
+    if (columns) {
+      sel.J.middleRows(to, count) = all.J.middleRows(from, count)(Eigen::all, *columns);
+    } else {
+      sel.J.middleRows(to, count) = all.J.middleRows(from, count);
+    }
+  };
   sel.restitution_rows.setZero(nrow);
   sel.surface.setZero(nrow);
   sel.normal_row.assign(ncand, -1);
@@ -43,13 +52,13 @@ SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet
   for (int k = 0; k < ncand; k++) {
     if (!in_set[k]) continue;
     const int count = ContactRowCount(all.points[k]);
-    sel.J.middleRows(r, count) = all.J.middleRows(all.normal_row[k], count);
+    copy(r, all.normal_row[k], count);
     sel.surface.segment(r, count) = SurfaceVelocity(model, d, all.points[k]);
     sel.restitution_rows(r) = e[k];
     sel.normal_row[k] = r;
     r += count;
   }
-  sel.J.bottomRows(neq) = all.J.bottomRows(neq);
+  copy(nrow - neq, all.J.rows() - neq, neq);
   return sel;
 }
 
@@ -166,24 +175,27 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   std::vector<ContactPoint> points;
   ConstraintSet all;
   Eigen::VectorXd Mdv(nv);
-  // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos
+  const Eigen::VectorXd v_plus_island = v_plus(dofs), v_minus_island = v_minus(dofs);
+  // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos, the first block on the island's dofs (J and
+  // M Δv are 0 off them): the products cost the island's columns, not nv
   auto products = [&](const Eigen::VectorXd& qpos, Eigen::VectorXd& out) {
     EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points, /*inertia=*/false, passes);
     mj_tendon(passes, d);  // M without its factorisation (made again when the pass was the full one)
     mj_makeM(passes, d);
     ModeConstraints(model, d, impulse_set, points, all, data.work());
-    const SelectedRows at = SelectRows(model, d, all, no_restitution, every);
+    const SelectedRows at = SelectRows(model, d, all, no_restitution, every, &dofs);
     if (at.J.rows() != nrow) throw NumericalError("impact rows changed under a configuration difference");
     Mdv.setZero();
     mj_mulM(passes, d, Mdv.data(), dv.data());
-    out.resize(nv + nrow);
-    out.head(nv).noalias() = at.J.transpose() * lambda;
-    out.head(nv) -= Mdv;
-    out.tail(nrow).noalias() = at.J * v_plus;
-    out.tail(nrow) += e.cwiseProduct(at.J * v_minus) + (Eigen::VectorXd::Ones(nrow) + e).cwiseProduct(at.surface);
+    out.resize(ncol + nrow);
+    out.head(ncol).noalias() = at.J.transpose() * lambda;
+    out.head(ncol) -= Mdv(dofs);
+    out.tail(nrow).noalias() = at.J * v_plus_island;
+    out.tail(nrow) += e.cwiseProduct(at.J * v_minus_island) +
+                      (Eigen::VectorXd::Ones(nrow) + e).cwiseProduct(at.surface);
   };
   const double eps = model.options().fd_step;
-  RowMatrix W(ncol, nv);  // w per column, as rows (mj_solveM's layout)
+  RowMatrix W = RowMatrix::Zero(ncol, nv);  // w per column, as rows (mj_solveM's layout): 0 off the island
   Eigen::MatrixXd S(nrow, ncol);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv), plus, minus;
   for (int c = 0; c < ncol; c++) {
@@ -199,14 +211,16 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
       return false;  // the impact's rows changed under the difference: the impact maps decide
     }
     const Eigen::VectorXd diff = (plus - minus) / (2 * eps);
-    W.row(c) = diff.head(nv).transpose();
+    for (int j = 0; j < ncol; j++) W(c, dofs[j]) = diff(j);
     S.col(c) = -diff.tail(nrow);
   }
   RowMatrix MinvW(ncol, nv);
   mj_solveM(m, centre, MinvW.data(), W.data(), ncol);
-  const Eigen::MatrixXd correction = solver.Solve(Eigen::MatrixXd(S - sel.J * MinvW.transpose()));
-  const Eigen::MatrixXd block = MinvW.transpose() + JMinv.transpose() * correction;
-  dv_dq = block(dofs, Eigen::all);
+  // on the island's rows and columns (J, J M⁻¹ and M⁻¹ W are 0 off them)
+  const RowMatrix MinvW_island = MinvW(Eigen::all, dofs), JMinv_island = JMinv(Eigen::all, dofs);
+  const Eigen::MatrixXd correction =
+      solver.Solve(Eigen::MatrixXd(S - sel.J(Eigen::all, dofs) * MinvW_island.transpose()));
+  dv_dq = MinvW_island.transpose() + JMinv_island.transpose() * correction;
   return true;
 }
 
