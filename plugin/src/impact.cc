@@ -175,7 +175,11 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   std::vector<ContactPoint> points;
   ConstraintSet all;
   Eigen::VectorXd Mdv(nv);
-  const Eigen::VectorXd v_plus_island = v_plus(dofs), v_minus_island = v_minus(dofs);
+  // the island's columns (none picked for a whole island: every column, as they stand)
+  const std::vector<int>* columns = island.whole ? nullptr : &dofs;
+  auto island_columns = [&](const RowMatrix& a) { return columns ? RowMatrix(a(Eigen::all, dofs)) : a; };
+  const Eigen::VectorXd v_plus_island = columns ? Eigen::VectorXd(v_plus(dofs)) : v_plus;
+  const Eigen::VectorXd v_minus_island = columns ? Eigen::VectorXd(v_minus(dofs)) : v_minus;
   // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos, the first block on the island's dofs (J and
   // M Δv are 0 off them): the products cost the island's columns, not nv
   auto products = [&](const Eigen::VectorXd& qpos, Eigen::VectorXd& out) {
@@ -183,13 +187,17 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
     mj_tendon(passes, d);  // M without its factorisation (made again when the pass was the full one)
     mj_makeM(passes, d);
     ModeConstraints(model, d, impulse_set, points, all, data.work());
-    const SelectedRows at = SelectRows(model, d, all, no_restitution, every, &dofs);
+    const SelectedRows at = SelectRows(model, d, all, no_restitution, every, columns);
     if (at.J.rows() != nrow) throw NumericalError("impact rows changed under a configuration difference");
     Mdv.setZero();
     mj_mulM(passes, d, Mdv.data(), dv.data());
     out.resize(ncol + nrow);
     out.head(ncol).noalias() = at.J.transpose() * lambda;
-    out.head(ncol) -= Mdv(dofs);
+    if (columns) {
+      out.head(ncol) -= Mdv(dofs);
+    } else {
+      out.head(ncol) -= Mdv;
+    }
     out.tail(nrow).noalias() = at.J * v_plus_island;
     out.tail(nrow) += e.cwiseProduct(at.J * v_minus_island) +
                       (Eigen::VectorXd::Ones(nrow) + e).cwiseProduct(at.surface);
@@ -217,9 +225,9 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   RowMatrix MinvW(ncol, nv);
   mj_solveM(m, centre, MinvW.data(), W.data(), ncol);
   // on the island's rows and columns (J, J M⁻¹ and M⁻¹ W are 0 off them)
-  const RowMatrix MinvW_island = MinvW(Eigen::all, dofs), JMinv_island = JMinv(Eigen::all, dofs);
+  const RowMatrix MinvW_island = island_columns(MinvW), JMinv_island = island_columns(JMinv);
   const Eigen::MatrixXd correction =
-      solver.Solve(Eigen::MatrixXd(S - sel.J(Eigen::all, dofs) * MinvW_island.transpose()));
+      solver.Solve(Eigen::MatrixXd(S - island_columns(sel.J) * MinvW_island.transpose()));
   dv_dq = MinvW_island.transpose() + JMinv_island.transpose() * correction;
   return true;
 }
