@@ -46,8 +46,9 @@ bool HasBodyTransmission(const mjModel* m) {
   return false;
 }
 
-void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
-  const mjModel* m = model.mj();
+void EvaluatePosition(const Model& model, mjData* d, const double* qpos, const mjModel* passes) {
+  const bool constrained = model.mj()->neq || HasBodyTransmission(model.mj());
+  const mjModel* m = passes && !constrained ? passes : model.mj();
   // a small private arena (DataArena::kSized) that was half used grows now, before the pass
   // rebuilds its contents
   GrowIfHalfUsed(d, m->narena);
@@ -61,12 +62,12 @@ void EvaluatePosition(const Model& model, mjData* d, const double* qpos) {
   mj_factorM(m, d);
   const ArenaMark mark(d);
   mj_collision(m, d);
-  if (m->neq || HasBodyTransmission(m)) mj_makeConstraint(m, d);
+  if (constrained) mj_makeConstraint(m, d);
   if (mark.Filled(d) && d->narena < m->narena) {
     // a small private arena (DataArena::kSized) dropped contacts or rows: the full one, and again
     GrowArena(d, m->narena);
     mj_collision(m, d);
-    if (m->neq || HasBodyTransmission(m)) mj_makeConstraint(m, d);
+    if (constrained) mj_makeConstraint(m, d);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "saltation/errors.h"
 #include "saltation/guards.h"
+#include "island_passes.h"
 #include "same_bits.h"
 
 namespace saltation {
@@ -174,11 +175,12 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   Mode rest;
   const HybridState s{x, RestrictMode(model.mj(), mode, ev.island, &rest)};
 
-  // the point that fired, and every other point touching at the same instant (the mocap bodies
-  // where their prescribed motion has them at the event)
+  // the point that fired, and every other point of the island touching at the same instant (the
+  // mocap bodies where their prescribed motion has them at the event): MuJoCo's position stage
+  // on the island's trees alone, its collision of the pairs with an island body (island_passes.h)
   ApplyMocapMotion(model, data, x.time);
   mjData* d = data.main();
-  EvaluatePosition(model, d, s.x.qpos.data());
+  EvaluatePosition(model, d, s.x.qpos.data(), SleepOutside(model, d, ev.island));
   std::vector<ContactPoint> points;
   ListContacts(model, d, points);
   std::vector<ContactId> ids = s.mode.contacts;
@@ -193,7 +195,7 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger, data.work());
   const double dg_dt = SurfaceVelocity(model, d, trigger)(0);  // 0 unless the surface moves
-  const double rel = KineticTransversality(model, d, grad_g, s.x.qvel, dg_dt);  // d at x's configuration
+  const double rel = KineticTransversality(model, d, grad_g, s.x.qvel, dg_dt, &ev.island);  // d at x, on the island
   std::vector<ContactId> candidates = s.mode.contacts;
   candidates.push_back(trigger.id);
   std::vector<bool> used(points.size(), false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "island_passes.h"
 #include "mujoco_stages.h"
 
 #include "saltation/islands.h"
@@ -20,15 +21,21 @@ Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
 }
 
 double KineticTransversality(const Model& model, const mjData* d, const Eigen::VectorXd& grad_g,
-                             const Eigen::VectorXd& qvel, double dg_dt) {
-  const mjModel* m = model.mj();
-  const int nv = m->nv;
-  const Eigen::VectorXd jn = grad_g.head(nv);
-  Eigen::VectorXd minv_jn(nv), mw(nv);
+                             const Eigen::VectorXd& qvel, double dg_dt, const Island* island) {
+  const int nv = model.nv();
+  // d's factor and M hold the island's blocks (the other trees' are stale): v and M⁻¹J_nᵀ are
+  // taken on the island's dofs, so nothing of the other trees enters
+  const Island whole;
+  const Island& scope = island ? *island : whole;
+  const mjModel* m = scope.whole ? model.mj() : model.mj_island_passes();
+  const Eigen::VectorXd jn = grad_g.head(nv);  // 0 off the island: the contact's rows
+  Eigen::VectorXd minv_jn(nv), mw = Eigen::VectorXd::Zero(nv), v = qvel;
+  ZeroOutside(scope, v);
   mj_solveM(m, const_cast<mjData*>(d), minv_jn.data(), jn.data(), 1);
+  ZeroOutside(scope, minv_jn);
   const double w_n = jn.dot(minv_jn);  // J_n M⁻¹ J_nᵀ = 1/m_eff
   if (!(w_n > 0)) return 0;
-  const Eigen::VectorXd w = qvel + minv_jn * (dg_dt / w_n);
+  const Eigen::VectorXd w = v + minv_jn * (dg_dt / w_n);
   mj_mulM(m, d, mw.data(), w.data());
   const double energy = w.dot(mw);  // wᵀ M w = 2 T
   if (!(energy > 0)) return 0;

@@ -20,7 +20,8 @@ std::vector<double> PairRestitutions(const RestitutionTable& restitution, const 
 }
 
 // rows of the contacts selected by `in_set` (each contact's rows, in order), then equality rows;
-// `restitution_rows` gets e (per contact) for normal rows and 0 for the others
+// `restitution_rows` gets e (per contact) for normal rows and 0 for the others; with `columns`
+// (increasing dofs, an island's) only those columns of the rows (J is 0 on the others)
 struct SelectedRows {
   RowMatrix J;
   Eigen::VectorXd surface;  // b: the rows' velocity of prescribed surfaces (J v + b is relative)
@@ -29,13 +30,21 @@ struct SelectedRows {
 };
 
 SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet& all,
-                        const std::vector<double>& e, const std::vector<bool>& in_set) {
+                        const std::vector<double>& e, const std::vector<bool>& in_set,
+                        const std::vector<int>* columns = nullptr) {
   const int ncand = static_cast<int>(all.points.size());
   const int neq = all.J.rows() - all.ncontact_rows;
   int nrow = neq;
   for (int k = 0; k < ncand; k++) nrow += in_set[k] ? ContactRowCount(all.points[k]) : 0;
   SelectedRows sel;
-  sel.J.resize(nrow, model.nv());
+  sel.J.resize(nrow, columns ? static_cast<int>(columns->size()) : model.nv());
+  auto copy = [&](int to, int from, int count) {
+    if (columns) {
+      sel.J.middleRows(to, count) = all.J.middleRows(from, count)(Eigen::all, *columns);
+    } else {
+      sel.J.middleRows(to, count) = all.J.middleRows(from, count);
+    }
+  };
   sel.restitution_rows.setZero(nrow);
   sel.surface.setZero(nrow);
   sel.normal_row.assign(ncand, -1);
@@ -43,13 +52,13 @@ SelectedRows SelectRows(const Model& model, const mjData* d, const ConstraintSet
   for (int k = 0; k < ncand; k++) {
     if (!in_set[k]) continue;
     const int count = ContactRowCount(all.points[k]);
-    sel.J.middleRows(r, count) = all.J.middleRows(all.normal_row[k], count);
+    copy(r, all.normal_row[k], count);
     sel.surface.segment(r, count) = SurfaceVelocity(model, d, all.points[k]);
     sel.restitution_rows(r) = e[k];
     sel.normal_row[k] = r;
     r += count;
   }
-  sel.J.bottomRows(neq) = all.J.bottomRows(neq);
+  copy(nrow - neq, all.J.rows() - neq, neq);
   return sel;
 }
 
@@ -64,8 +73,9 @@ Eigen::VectorXd AppliedRestitution(const Model& model, const Eigen::VectorXd& re
   return e;
 }
 
-// v⁺ = v⁻ + M⁻¹Jᵀ Λ with Λ = A⁺(τ − J v⁻), τ = −E·min(J v⁻, 0) on normal rows; d holds M(q)
-Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& sel,
+// v⁺ = v⁻ + M⁻¹Jᵀ Λ with Λ = A⁺(τ − J v⁻), τ = −E·min(J v⁻, 0) on normal rows; d holds M(q), on
+// the island's trees when it is not whole (SleepOutside's passes: v⁺ − v⁻ is 0 off the island)
+Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const Island& island, const SelectedRows& sel,
                              const Eigen::VectorXd& v_minus, Eigen::VectorXd* impulse, int* rank,
                              PsdSolver::Method method = PsdSolver::Method::kPseudoInverse) {
   const int nrow = sel.J.rows();
@@ -76,7 +86,7 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   }
   RowMatrix JMinv;
   Eigen::MatrixXd A;
-  ConstraintMass(model.mj(), d, sel.J, JMinv, A);
+  ConstraintMass(model.mj(), d, sel.J, JMinv, A);  // J is 0 off the island, and so is J M⁻¹
   const Eigen::VectorXd Jv = sel.J * v_minus + sel.surface;  // relative
   const Eigen::VectorXd target =
       -AppliedRestitution(model, sel.restitution_rows, Jv).cwiseProduct(Jv.cwiseMin(0.0));
@@ -86,7 +96,9 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const SelectedRows& 
   solver.Solve(target - Jv, lambda);
   if (impulse) *impulse = lambda;
   if (rank) *rank = solver.rank();
-  return v_minus + JMinv.transpose() * lambda;
+  Eigen::VectorXd dv = JMinv.transpose() * lambda;
+  ZeroOutside(island, dv);  // the other trees' factor is stale in d: none of it is read
+  return v_minus + dv;
 }
 
 // ∂v⁺/∂q on `dofs` (|dofs|², ResetJacobian's island block: its rows off them are exactly zero), by central differences of the whole impact map with S fixed (ImpactVelocity
@@ -142,7 +154,8 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   const Eigen::VectorXd target = -e.cwiseProduct(Jv.cwiseMin(0.0));
   Eigen::VectorXd lambda;
   solver.Solve(target - Jv, lambda);
-  const Eigen::VectorXd dv = JMinv.transpose() * lambda;
+  Eigen::VectorXd dv = JMinv.transpose() * lambda;
+  ZeroOutside(island, dv);  // d's factor is the island's (ImpactResetJacobian): nothing else is read
   const Eigen::VectorXd v_plus = v_minus + dv;
   // consistent targets: v⁺ meets every row (the pseudo-inverse's least squares does not)
   const Eigen::VectorXd residual = sel.J * v_plus + sel.surface - target;
@@ -162,24 +175,35 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   std::vector<ContactPoint> points;
   ConstraintSet all;
   Eigen::VectorXd Mdv(nv);
-  // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos
+  // the island's columns (none picked for a whole island: every column, as they stand)
+  const std::vector<int>* columns = island.whole ? nullptr : &dofs;
+  auto island_columns = [&](const RowMatrix& a) { return columns ? RowMatrix(a(Eigen::all, dofs)) : a; };
+  const Eigen::VectorXd v_plus_island = columns ? Eigen::VectorXd(v_plus(dofs)) : v_plus;
+  const Eigen::VectorXd v_minus_island = columns ? Eigen::VectorXd(v_minus(dofs)) : v_minus;
+  // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos, the first block on the island's dofs (J and
+  // M Δv are 0 off them): the products cost the island's columns, not nv
   auto products = [&](const Eigen::VectorXd& qpos, Eigen::VectorXd& out) {
     EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points, /*inertia=*/false, passes);
     mj_tendon(passes, d);  // M without its factorisation (made again when the pass was the full one)
     mj_makeM(passes, d);
     ModeConstraints(model, d, impulse_set, points, all, data.work());
-    const SelectedRows at = SelectRows(model, d, all, no_restitution, every);
+    const SelectedRows at = SelectRows(model, d, all, no_restitution, every, columns);
     if (at.J.rows() != nrow) throw NumericalError("impact rows changed under a configuration difference");
     Mdv.setZero();
     mj_mulM(passes, d, Mdv.data(), dv.data());
-    out.resize(nv + nrow);
-    out.head(nv).noalias() = at.J.transpose() * lambda;
-    out.head(nv) -= Mdv;
-    out.tail(nrow).noalias() = at.J * v_plus;
-    out.tail(nrow) += e.cwiseProduct(at.J * v_minus) + (Eigen::VectorXd::Ones(nrow) + e).cwiseProduct(at.surface);
+    out.resize(ncol + nrow);
+    out.head(ncol).noalias() = at.J.transpose() * lambda;
+    if (columns) {
+      out.head(ncol) -= Mdv(dofs);
+    } else {
+      out.head(ncol) -= Mdv;
+    }
+    out.tail(nrow).noalias() = at.J * v_plus_island;
+    out.tail(nrow) += e.cwiseProduct(at.J * v_minus_island) +
+                      (Eigen::VectorXd::Ones(nrow) + e).cwiseProduct(at.surface);
   };
   const double eps = model.options().fd_step;
-  RowMatrix W(ncol, nv);  // w per column, as rows (mj_solveM's layout)
+  RowMatrix W = RowMatrix::Zero(ncol, nv);  // w per column, as rows (mj_solveM's layout): 0 off the island
   Eigen::MatrixXd S(nrow, ncol);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv), plus, minus;
   for (int c = 0; c < ncol; c++) {
@@ -195,14 +219,16 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
       return false;  // the impact's rows changed under the difference: the impact maps decide
     }
     const Eigen::VectorXd diff = (plus - minus) / (2 * eps);
-    W.row(c) = diff.head(nv).transpose();
+    for (int j = 0; j < ncol; j++) W(c, dofs[j]) = diff(j);
     S.col(c) = -diff.tail(nrow);
   }
   RowMatrix MinvW(ncol, nv);
   mj_solveM(m, centre, MinvW.data(), W.data(), ncol);
-  const Eigen::MatrixXd correction = solver.Solve(Eigen::MatrixXd(S - sel.J * MinvW.transpose()));
-  const Eigen::MatrixXd block = MinvW.transpose() + JMinv.transpose() * correction;
-  dv_dq = block(dofs, Eigen::all);
+  // on the island's rows and columns (J, J M⁻¹ and M⁻¹ W are 0 off them)
+  const RowMatrix MinvW_island = island_columns(MinvW), JMinv_island = island_columns(JMinv);
+  const Eigen::MatrixXd correction =
+      solver.Solve(Eigen::MatrixXd(S - island_columns(sel.J) * MinvW_island.transpose()));
+  dv_dq = MinvW_island.transpose() + JMinv_island.transpose() * correction;
   return true;
 }
 
@@ -213,10 +239,12 @@ void SetIdentity(Eigen::MatrixXd& a, int n) {
   a.diagonal().setOnes();
 }
 
-double KineticEnergy(const mjModel* m, const mjData* d, const Eigen::VectorXd& v) {
-  Eigen::VectorXd Mv(m->nv);
-  mj_mulM(m, d, Mv.data(), v.data());
-  return 0.5 * v.dot(Mv);
+// ½ vᵀ M v of the island's trees (d holds M on them; the whole model's for a whole island)
+double KineticEnergy(const mjModel* m, const mjData* d, const Island& island, const Eigen::VectorXd& v) {
+  Eigen::VectorXd on = v, Mv = Eigen::VectorXd::Zero(m->nv);
+  ZeroOutside(island, on);
+  mj_mulM(m, d, Mv.data(), on.data());
+  return 0.5 * on.dot(Mv);
 }
 
 }  // namespace
@@ -236,8 +264,11 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
   mjData* d = data.main();
   std::vector<ContactId> cand = candidates;
   ApplyMocapMotion(model, data, x_minus.time);
-  std::vector<ContactPoint> points;  // the candidates' pairs only, with M and its factor
-  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points);
+  // the candidates' pairs only, with M and its factor, on the trees they reach (islands.h): the
+  // impact moves nothing else
+  const Island island = IslandOf(model, cand, cand);
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), cand, points, true, SleepOutside(model, d, island));
   ConstraintSet all;
   ModeConstraints(model, d, cand, points, all, data.work());
   const int ncand = static_cast<int>(cand.size());
@@ -266,7 +297,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
                            std::to_string(max_iter) + " active-set changes");
     }
     sel = SelectRows(model, d, all, out.restitution, in_set);
-    v_plus = ApplyImpulse(model, d, sel, v, &impulse, &out.rank);
+    v_plus = ApplyImpulse(model, d, island, sel, v, &impulse, &out.rank);
     const double itol = 1e-10 * std::max(1.0, impulse.size() ? impulse.cwiseAbs().maxCoeff() : 0.0);
     // a contact pulling: release the worst
     int worst = -1;
@@ -325,7 +356,7 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
     const SelectedRows wider = SelectRows(model, d, all, out.restitution, held);
     Eigen::VectorXd wider_impulse;
     int wider_rank = 0;
-    const Eigen::VectorXd wider_v = ApplyImpulse(model, d, wider, v, &wider_impulse, &wider_rank);
+    const Eigen::VectorXd wider_v = ApplyImpulse(model, d, island, wider, v, &wider_impulse, &wider_rank);
     const double itol = 1e-10 * std::max(1.0, wider_impulse.cwiseAbs().maxCoeff());
     bool pulls = false;
     for (int k = 0; k < ncand; k++) pulls |= held[k] && wider_impulse(wider.normal_row[k]) < -itol;
@@ -349,8 +380,8 @@ ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable&
     out.normal_velocity_plus(k) = all.J.row(all.normal_row[k]).dot(v_plus) + surface(k);
     if (std::abs(out.normal_velocity_plus(k)) <= vtol) out.sustained.contacts.push_back(cand[k]);
   }
-  out.kinetic_energy_minus = KineticEnergy(m, d, v);
-  out.kinetic_energy_plus = KineticEnergy(m, d, v_plus);
+  out.kinetic_energy_minus = KineticEnergy(m, d, island, v);
+  out.kinetic_energy_plus = KineticEnergy(m, d, island, v_plus);
   return out;
 }
 
@@ -360,13 +391,14 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
                                const std::vector<ContactId>& impulse_set, int* rank,
                                PsdSolver::Method method) {
   mjData* d = data.main();
+  const Island island = IslandOf(model, impulse_set, impulse_set);
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points);
+  EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points, true, SleepOutside(model, d, island));
   ConstraintSet all;
   ModeConstraints(model, d, impulse_set, points, all, data.work());
   const SelectedRows sel = SelectRows(model, d, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
-  return ApplyImpulse(model, d, sel, qvel_minus, nullptr, rank, method);
+  return ApplyImpulse(model, d, island, sel, qvel_minus, nullptr, rank, method);
 }
 
 Eigen::MatrixXd ResetJacobian::Dense() const {
@@ -429,18 +461,18 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   out.nv = nv;
   out.na = m->na;
 
+  // DΔ moves only the dofs of the trees S reaches (islands.h): J and J M⁻¹ are exactly zero off
+  // them (M is block-diagonal over the trees), and the configuration of any other tree moves
+  // neither S's rows nor M's blocks under them: MuJoCo's passes run on the island's trees alone
+  const Island island = IslandOf(model, impulse_set, impulse_set);
   // ∂v⁺/∂v⁻ in closed form: v⁺ is linear in v⁻ for a fixed S (targets use J_n v⁻ < 0)
   ApplyMocapMotion(model, data, x_minus.time);
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points);
+  EvaluatePositionForPairs(model, d, x_minus.qpos.data(), impulse_set, points, true, SleepOutside(model, d, island));
   ConstraintSet all;
   ModeConstraints(model, d, impulse_set, points, all, data.work());
   const SelectedRows sel = SelectRows(model, d, all, PairRestitutions(restitution, impulse_set),
                                       std::vector<bool>(impulse_set.size(), true));
-  // DΔ moves only the dofs of the trees S reaches (islands.h): J and J M⁻¹ are exactly zero off
-  // them (M is block-diagonal over the trees), and the configuration of any other tree moves
-  // neither S's rows nor M's blocks under them
-  const Island island = IslandOf(model, impulse_set, impulse_set);
   out.dofs = island.dofs;
   out.all_dofs = false;
   const std::vector<int>& dofs = out.dofs;

@@ -1,13 +1,37 @@
 #include "island_passes.h"
 
 namespace saltation {
+namespace {
+
+// The world body's frame and its geoms and sites, as MuJoCo's whole mj_kinematics places them
+// (mj_local2Global from the world's identity frame): its passes with sleeping never place them
+// (their loops start at body 1), and they never move. O(the world body's geoms, the sites).
+void PlaceWorldBody(const mjModel* m, mjData* d) {
+  mju_zero3(d->xpos);
+  mju_unit4(d->xquat);
+  mju_zero3(d->xipos);
+  mju_zero(d->xmat, 9);
+  mju_zero(d->ximat, 9);
+  d->xmat[0] = d->xmat[4] = d->xmat[8] = 1;
+  d->ximat[0] = d->ximat[4] = d->ximat[8] = 1;
+  const int geom_end = m->body_geomadr[0] + m->body_geomnum[0];
+  for (int g = m->body_geomadr[0]; g >= 0 && g < geom_end; g++) {
+    mj_local2Global(d, d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, m->geom_pos + 3 * g, m->geom_quat + 4 * g, 0,
+                    m->geom_sameframe[g]);
+  }
+  for (int s = 0; s < m->nsite; s++) {
+    if (m->site_bodyid[s] != 0) continue;
+    mj_local2Global(d, d->site_xpos + 3 * s, d->site_xmat + 9 * s, m->site_pos + 3 * s, m->site_quat + 4 * s, 0,
+                    m->site_sameframe[s]);
+  }
+}
+
+}  // namespace
 
 const mjModel* SleepOutside(const Model& model, mjData* d, const Island& island) {
   if (island.whole) return model.mj();
-  // MuJoCo's passes with sleeping never place the world body's geoms (its loops start at body 1):
-  // one whole pass places them (they never move) before the other trees go to sleep
-  mj_kinematics(model.mj(), d);
   const mjModel* m = model.mj_island_passes();
+  PlaceWorldBody(m, d);
   // tree_asleep: −(1 + mjMINAWAKE) for an awake tree (MuJoCo's fully awake value), and the
   // sleeping trees linked in one cycle (each names the next)
   constexpr int kAwake = -(1 + mjMINAWAKE);
@@ -47,6 +71,16 @@ const mjModel* SleepOutside(const Model& model, mjData* d, const Island& island)
   }
   d->nv_awake = nv_awake;
   return m;
+}
+
+void ZeroOutside(const Island& island, Eigen::Ref<Eigen::VectorXd> v) {
+  if (island.whole) return;
+  int next = 0;
+  for (const int i : island.dofs) {
+    v.segment(next, i - next).setZero();
+    next = i + 1;
+  }
+  v.tail(v.size() - next).setZero();
 }
 
 }  // namespace saltation

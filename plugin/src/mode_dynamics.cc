@@ -69,17 +69,6 @@ RowMatrix RowsAt(const Model& model, Data& data, const Eigen::VectorXd& qpos,
   return std::move(SetAt(model, data, qpos, contacts, passes).J);
 }
 
-// v's entries off the island's dofs set to 0 (nothing when the island is whole)
-void ZeroOutside(const Island& island, Eigen::Ref<Eigen::VectorXd> v) {
-  if (island.whole) return;
-  int next = 0;
-  for (const int i : island.dofs) {
-    v.segment(next, i - next).setZero();
-    next = i + 1;
-  }
-  v.tail(v.size() - next).setZero();
-}
-
 // Rows whose J̇ the stencils form frame-free: each three-row contact's rows replaced by its world
 // relative-velocity Jacobian J_rel = frameᵀ J (frame orthonormal), which does not depend on the
 // tangent basis MuJoCo picked at that configuration. Returns J with those blocks swapped.

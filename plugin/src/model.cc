@@ -67,11 +67,16 @@ Data::Data(const Model& model, DataArena arena) {
   if (arena == DataArena::kSized) {
     main_ = MakeSizedData(model.mj());
     aux_ = MakeSizedData(model.mj());
-    return;
+  } else {
+    main_.reset(mj_makeData(model.mj()));
+    aux_.reset(mj_makeData(model.mj()));
   }
-  main_.reset(mj_makeData(model.mj()));
-  aux_.reset(mj_makeData(model.mj()));
   if (!main_ || !aux_) throw MujocoError("could not allocate mjData");
+  // every body placed once (at qpos0): passes on an island's trees (island_passes.h) leave the
+  // other trees where an earlier pass put them, and MuJoCo's collision still meets those against
+  // the island's bodies (then dropped): never the unplaced zeros of a fresh mjData (zero frames)
+  mj_kinematics(model.mj(), main_.get());
+  mj_kinematics(model.mj(), aux_.get());
 }
 
 }  // namespace saltation

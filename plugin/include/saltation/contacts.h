@@ -67,8 +67,11 @@ bool HasBodyTransmission(const mjModel* m);
 
 // Runs the parts of MuJoCo's position stage this library needs (kinematics, inertia and its
 // factor, collision, equality constraints and the contacts' rows for adhesion actuators; not the
-// constraint projections) on d at qpos.
-void EvaluatePosition(const Model& model, mjData* d, const double* qpos);
+// constraint projections) on d at qpos. passes: the model MuJoCo's passes run with (Model::mj()
+// when null; SleepOutside's, island_passes.h, for an island's trees and the pairs touching them:
+// then d's contacts also hold pairs against other trees at their stale places, for the caller to
+// drop); with equality constraints or an adhesion actuator, always the whole model.
+void EvaluatePosition(const Model& model, mjData* d, const double* qpos, const mjModel* passes = nullptr);
 
 // (d after EvaluatePosition) => points: every contact point in d, into `points` (its storage
 // reused: the engine hook's per-step path allocates nothing). Pairs whose points are our own

@@ -37,6 +37,8 @@ struct ImpactResult {
   Eigen::VectorXd normal_velocity_plus;       // J_n v⁺ per candidate
   std::vector<double> restitution;            // e per candidate (the table's, for its pair)
   Mode sustained;                             // candidates with J_n v⁺ ≈ 0 after the impact
+  // ½ vᵀ M v of the trees the candidates reach (islands.h: the whole model's for a single robot;
+  // the other trees' energy, untouched by the impact, is left out)
   double kinetic_energy_minus = 0;            // ½ v⁻ᵀ M v⁻
   double kinetic_energy_plus = 0;             // ½ v⁺ᵀ M v⁺
   int rank = 0;                               // rank of J_S M⁻¹ J_Sᵀ
@@ -48,7 +50,9 @@ struct ImpactResult {
 };
 
 // Solves the impact complementarity problem at x⁻ over the candidate contacts, each with e of its
-// geom pair in `restitution` (mocap bodies placed at x⁻.time, ApplyMocapMotion).
+// geom pair in `restitution` (mocap bodies placed at x⁻.time, ApplyMocapMotion). Every function
+// below runs MuJoCo's passes on the trees its contacts reach alone (IslandOf of them, the others
+// asleep: island_passes.h), so an impact among many bodies costs its island; v⁺ = v⁻ off it.
 ImpactResult SolveImpact(const Model& model, Data& data, const RestitutionTable& restitution,
                          const State& x_minus, const std::vector<ContactId>& candidates);
 

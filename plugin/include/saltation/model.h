@@ -157,7 +157,8 @@ struct Workspace {
 enum class DataArena { kFull, kSized };
 
 // Per-thread workspaces for a Model: main() and aux() mjData (an evaluation at x on main(), its
-// probes at nearby configurations on aux()) and the rows' Workspace.
+// probes at nearby configurations on aux()) and the rows' Workspace. Both have every body placed at
+// qpos0 when made (mj_kinematics: passes on an island's trees leave the others where they were).
 class Data {
  public:
   explicit Data(const Model& model, DataArena arena = DataArena::kFull);
