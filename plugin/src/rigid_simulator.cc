@@ -96,9 +96,7 @@ void HoldFeatures(const Model& model, Data& data, HybridState& s) {
 // the held contacts keep matching their own points (FollowHeldPoints) at s.x
 void FollowHeld(const Model& model, Data& data, HybridState& s) {
   const mjModel* m = model.mj();
-  bool any = false;
-  for (const ContactId& id : s.mode.contacts) any = any || (id.feature >= 0 && m->geom_type[id.geom1] == mjGEOM_CAPSULE && m->geom_type[id.geom2] == mjGEOM_BOX);
-  if (!any) return;
+  if (!FollowsHeldPoints(m, s.mode.contacts)) return;
   mju_copy(data.aux()->qpos, s.x.qpos.data(), m->nq);
   mj_kinematics(m, data.aux());
   FollowHeldPoints(model, data.aux(), s.mode.contacts);
