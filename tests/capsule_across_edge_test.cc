@@ -358,7 +358,7 @@ TEST_F(CapsuleAcrossEdge, InteriorPointGuardsAndBiasAgainstTheirFiniteDifference
       const double twin = (-distance(2 * hs) + 16 * distance(hs) - 30 * distance(0) + 16 * distance(-hs) -
                            distance(-2 * hs)) / (12 * hs * hs);
       worst_bias = std::max(worst_bias, std::abs(bias(0) - twin) / (1 + std::abs(twin)));
-      EXPECT_NEAR(bias(0), twin, 3e-8 * (1 + std::abs(twin))) << name;  // measured 7.9e-9
+      EXPECT_NEAR(bias(0), twin, 3e-8 * (1 + std::abs(twin))) << name;  // measured 1.1e-8 (7.9e-9 before the points over a face)
     }
   }
   std::printf("[ log across crate ] interior regions seen:");
