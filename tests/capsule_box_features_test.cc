@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <random>
 #include <string>
 
 #include "arc_closed_forms.h"
@@ -131,14 +130,13 @@ TEST_F(CapsuleBoxFeatures, FeaturePointIsTheOwnPointAndGuardGradientItsDerivativ
   Model model(m.get());
   Data data(model);
   mjData* d = data.main();
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> uni(-1, 1);
+  RandomPoses poses(11);
   std::map<std::string, int> seen;
   int interior = 0;
   for (int sample = 0; sample < 300; sample++) {
     Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(m->qpos0, m->nq);
-    q.segment<3>(0) = 0.5 * Eigen::Vector3d(uni(rng), uni(rng), uni(rng));
-    q.segment<4>(3) = Eigen::Vector4d(uni(rng), uni(rng), uni(rng), uni(rng)).normalized();
+    q.segment<3>(0) = poses.Position(0.5);
+    q.segment<4>(3) = poses.Orientation();
     EvaluatePosition(model, d, q.data());
     std::vector<ContactPoint> points;
     ListContacts(model, d, points);
@@ -154,9 +152,7 @@ TEST_F(CapsuleBoxFeatures, FeaturePointIsTheOwnPointAndGuardGradientItsDerivativ
       }
       seen[name]++;
       const ContactPoint p = FeaturePoint(model, d, id);
-      EXPECT_LT((p.pos - point.pos).norm(), 1e-12) << name;
-      EXPECT_LT((p.frame.row(0) - point.frame.row(0)).norm(), 1e-12) << name;
-      EXPECT_NEAR(p.gap, point.gap, 1e-12) << name;
+      ExpectSamePoint(p, point, name);
       EXPECT_EQ(p.condim, point.condim);
       const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
       // the box's guards on the end's coordinates, and on an edge or a vertex the segment's foot
@@ -164,13 +160,7 @@ TEST_F(CapsuleBoxFeatures, FeaturePointIsTheOwnPointAndGuardGradientItsDerivativ
       const int box_guards = name == "cap-face" ? 5 : name == "cap-edge" ? 4 : 3;
       EXPECT_EQ(guards.count, name == "cap-face" ? 5 : box_guards + 1) << name;
       for (int j = 0; j < box_guards; j++) EXPECT_GT(guards.guard[j].value, 0) << name << " guard " << j;
-      for (int j = 0; j < guards.count; j++) {
-        EvaluatePosition(model, d, q.data());
-        const Eigen::VectorXd grad = FeatureGuardGradient(model, d, id, guards.guard[j]);
-        const Eigen::VectorXd fd = FeatureGuardGradientFD(model, d, id, q, j);
-        EXPECT_LT((grad - fd).norm(), 1e-8 * (1 + grad.norm())) << name << " guard " << j << "\n"
-                                                                 << grad.transpose() << "\n" << fd.transpose();
-      }
+      ExpectGuardGradientsMatchTheirTwins(model, d, id, q, guards, 1e-8, name);
     }
   }
   std::printf("[ capsule box ] end regions seen:");

@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <random>
 #include <string>
 
 #include "arc_closed_forms.h"
@@ -161,16 +160,15 @@ TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
     Model model(m.get());
     Data data(model);
     mjData* d = data.main();
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<double> uni(-1, 1);
+    RandomPoses poses(7);
     std::map<std::string, int> seen;
     const bool sphere = m->geom_type[0] == mjGEOM_SPHERE;
     for (int sample = 0; sample < 300; sample++) {
       Eigen::VectorXd q(14);
-      q.segment<3>(0) = 0.3 * Eigen::Vector3d(uni(rng), uni(rng), uni(rng));
-      q.segment<4>(3) = Eigen::Vector4d(uni(rng), uni(rng), uni(rng), uni(rng)).normalized();
+      q.segment<3>(0) = poses.Position(0.3);
+      q.segment<4>(3) = poses.Orientation();
       q.segment<3>(7) = Eigen::Vector3d::Zero();
-      q.segment<4>(10) = Eigen::Vector4d(uni(rng), uni(rng), uni(rng), uni(rng)).normalized();
+      q.segment<4>(10) = poses.Orientation();
       EvaluatePosition(model, d, q.data());
       std::vector<ContactPoint> points;
       ListContacts(model, d, points);
@@ -182,9 +180,7 @@ TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
       const std::string name = FeatureName(id.feature);
       seen[name]++;
       const ContactPoint p = FeaturePoint(model, d, id);
-      EXPECT_LT((p.pos - points[0].pos).norm(), 1e-12) << name;
-      EXPECT_LT((p.frame.row(0) - points[0].frame.row(0)).norm(), 1e-12) << name;
-      EXPECT_NEAR(p.gap, points[0].gap, 1e-12) << name;
+      ExpectSamePoint(p, points[0], name);
       const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
       // a free segment bounds both ways, a clamped one once; the sphere has no guard
       int expected = 0;
@@ -204,13 +200,7 @@ TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
         EXPECT_LT(lowest, 0) << name << " at " << id.feature << ": feature " << other << " holds too";
       }
       // the gradients: central differences of each guard on the tangent configuration
-      for (int j = 0; j < guards.count; j++) {
-        EvaluatePosition(model, d, q.data());
-        const Eigen::VectorXd grad = FeatureGuardGradient(model, d, id, guards.guard[j]);
-        const Eigen::VectorXd fd = FeatureGuardGradientFD(model, d, id, q, j);
-        EXPECT_LT((grad - fd).norm(), 1e-8 * (1 + grad.norm())) << name << " guard " << j << "\n"
-                                                                 << grad.transpose() << "\n" << fd.transpose();
-      }
+      ExpectGuardGradientsMatchTheirTwins(model, d, id, q, guards, 1e-8, name);
     }
     std::printf("[ capsule end ] %s–capsule regions seen:", sphere ? "sphere" : "capsule");
     for (const auto& [name, n] : seen) std::printf(" %s %d", name.c_str(), n);

@@ -24,6 +24,17 @@ bool InCone(const Vec3& dir, const int sign[3]) {
   return true;
 }
 
+// the direction from a box edge's point (σ ≠ 0 on its two clamped axes) to a point of the segment
+// has an outward component across at least one of the edge's two faces: the point lies in the
+// edge's normal cone (the edge is its nearest feature) or over one of the two faces; not in the
+// box's own quadrant behind the edge
+bool OutsideAFaceOf(const Vec3& dir, const int sign[3]) {
+  for (int a = 0; a < 3; a++) {
+    if (sign[a] && sign[a] * dir(a) > 0) return true;
+  }
+  return false;
+}
+
 // the box's code of a feature given by its σ per axis (own_points.h, SurfacePoint::box_feature)
 int BoxCode(const int sign[3]) { return (sign[0] + 1) + 3 * (sign[1] + 1) + 9 * (sign[2] + 1); }
 
@@ -83,9 +94,15 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
 
   // the segment's interior against each edge (axis i, at the signs s of the other two axes): the
   // lines' common perpendicular, where it meets the open segment and the open edge and points out
-  // of the box along the edge's normal cone (the edge is then the box's feature nearest to the
-  // segment's point, and that point the segment's nearest to the edge: a local minimum of the
-  // distance, which is convex along the segment). Parallel lines: the ends and vertices cover them.
+  // of the box across at least one of the edge's faces. Within the edge's normal cone the edge is
+  // the box's feature nearest to the segment's point, and that point the segment's nearest to the
+  // edge (a local minimum of the distance, which is convex along the segment). Over one of the two
+  // faces the segment slopes away from it towards the edge, and the distance to the edge's line is
+  // more than the box's: the point enters the cone where the segment lies parallel to the face, at
+  // the distance of every other point of the segment over the face, so a rim tipping onto a segment
+  // lying across it (a box rocking on a capsule's end until its face meets the cylinder at the rim)
+  // touches as a guard that was there before, not as a point appearing already penetrating.
+  // Parallel lines: the ends and vertices cover them.
   const double parallel = 1e-12;
   for (int i = 0; i < 3; i++) {
     const int j = (i + 1) % 3, k = (i + 2) % 3;
@@ -107,7 +124,7 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
         const double sep = diff.norm();
         int sign[3] = {0, 0, 0};
         sign[j] = sj, sign[k] = sk;
-        if (!(sep > 0) || !InCone(diff, sign)) continue;
+        if (!(sep > 0) || !OutsideAFaceOf(diff, sign)) continue;
         emit(on_edge, diff / sep, sep, 0, BoxCode(sign));
       }
     }

@@ -61,6 +61,9 @@ bool IsCapsuleBox(const mjModel* m, const ContactId& id) {
          OwnCapsuleBoxPoints(m, id.geom1, id.geom2);
 }
 
+// a held contact whose anchor follows its feature's point: a capsule–box pair's (several points per pair)
+bool Follows(const mjModel* m, const ContactId& id) { return id.feature >= 0 && IsCapsuleBox(m, id); }
+
 // the centre of the sphere about which geom1 touches the box (world): a sphere's centre, a
 // capsule's end (`end` = ±1) at ±h along its axis
 Eigen::Vector3d CoreCentre(const mjModel* m, const mjData* d, int geom1, int end) {
@@ -315,8 +318,15 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
 
 void FollowHeldPoints(const Model& model, const mjData* d, std::vector<ContactId>& contacts) {
   for (ContactId& id : contacts) {
-    if (id.feature >= 0 && IsCapsuleBox(model.mj(), id)) id.anchor = FeaturePoint(model, d, id).id.anchor;
+    if (Follows(model.mj(), id)) id.anchor = FeaturePoint(model, d, id).id.anchor;
   }
+}
+
+bool FollowsHeldPoints(const mjModel* m, const std::vector<ContactId>& contacts) {
+  for (const ContactId& id : contacts) {
+    if (Follows(m, id)) return true;
+  }
+  return false;
 }
 
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts) {

@@ -32,9 +32,13 @@
 //   - each end sphere against the box: its centre's signed distance to the box (nearest_on_box.h;
 //     inside: minus the depth below the nearest face) minus the radius, at the box's nearest point;
 //   - the segment's interior point nearest to a box edge, where the lines' common perpendicular
-//     meets the open segment and the open edge and points out of the box within the edge's normal
-//     cone (a capsule lying across an edge; lines closer to parallel than 1e-12 in 1 − cos² are left
-//     to the ends and vertices);
+//     meets the open segment and the open edge and points out of the box across at least one of the
+//     edge's two faces: within the edge's normal cone (a capsule lying across an edge), or over one
+//     of the faces with the segment sloping away from it towards the edge — there the distance to
+//     the edge's line is more than the box's and becomes it where the segment comes to lie
+//     parallel to the face, so a rim tipping onto the cylinder touches as a point listed before,
+//     not one appearing already penetrating (lines closer to parallel than 1e-12 in 1 − cos² are
+//     left to the ends and vertices);
 //   - the segment's interior point nearest to a box vertex, where the vertex is the box's feature
 //     nearest to that point (a capsule across a corner, or along an edge it overhangs).
 // Each point says which part of the capsule it is on: an end (SurfacePoint::end) or the interior,

@@ -48,9 +48,9 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
   return snap;
 }
 
-// gap of the point `id` (outside the mode) at x
-double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& mode,
-                    const ContactId& id) {
+// gap of the point `id` (outside the mode) at x; false when its pair lists no point for it there
+bool GapIfListed(const Model& model, Data& data, const State& x, const Mode& mode, const ContactId& id,
+                 double& gap) {
   std::vector<ContactId> ids = mode.contacts;
   ids.push_back(id);
   // the kinematics and the geom pairs of the mode and of id alone (no broad phase over the model)
@@ -59,11 +59,20 @@ double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& 
   std::vector<int> match;
   MatchContacts(ids, points, match);
   const int i = match.back();
-  if (i < 0) {
+  if (i < 0) return false;
+  gap = points[i].gap;
+  return true;
+}
+
+// gap of the point `id` (outside the mode) at x
+double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& mode,
+                    const ContactId& id) {
+  double gap = 0;
+  if (!GapIfListed(model, data, x, mode, id, gap)) {
     throw NumericalError("contact " + ContactLabel(model, id) +
                          " left the detection margin while its event was being located");
   }
-  return points[i].gap;
+  return gap;
 }
 
 // what to change when a contact was first seen already penetrating: the settings that exist
@@ -96,9 +105,7 @@ void HoldFeatures(const Model& model, Data& data, HybridState& s) {
 // the held contacts keep matching their own points (FollowHeldPoints) at s.x
 void FollowHeld(const Model& model, Data& data, HybridState& s) {
   const mjModel* m = model.mj();
-  bool any = false;
-  for (const ContactId& id : s.mode.contacts) any = any || (id.feature >= 0 && m->geom_type[id.geom1] == mjGEOM_CAPSULE && m->geom_type[id.geom2] == mjGEOM_BOX);
-  if (!any) return;
+  if (!FollowsHeldPoints(m, s.mode.contacts)) return;
   mju_copy(data.aux()->qpos, s.x.qpos.data(), m->nq);
   mj_kinematics(m, data.aux());
   FollowHeldPoints(model, data.aux(), s.mode.contacts);
@@ -331,10 +338,12 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     ContactId best_touchdown;
     bool touchdown = false;
     // a point that appears penetrating at the step's end is an error unless another event comes
-    // first in the step: past a held feature's boundary (the mode still on the feature extended)
-    // the pair's point of the next feature cuts in (a capsule's end circling a box edge past where
-    // its cylinder meets the edge), and the feature event is located before it
+    // first in the step and the point does not penetrate yet at that event: past a held feature's
+    // boundary (the mode still on the feature extended) the pair's point of the next feature cuts
+    // in (a capsule's end circling a box edge past where its cylinder meets the edge), and the
+    // feature event is located before it
     std::string appeared;
+    ContactId appeared_id;
     for (size_t j = 0; j < end.inactive.size(); j++) {
       const ContactPoint& p = end.inactive[j];
       if (!touchdown_rule.Negative(p.gap)) {
@@ -375,6 +384,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         if (appeared.empty()) {
           appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
                      std::to_string(t_next) + MissedAdvice(model_);
+          appeared_id = p.id;
         }
         continue;
       }
@@ -387,6 +397,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         if (appeared.empty()) {
           appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
                      std::to_string(t_next) + MissedAdvice(model_);
+          appeared_id = p.id;
         }
         continue;
       }
@@ -518,6 +529,16 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     }
     HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
     const double t0 = s.x.time;
+    // the point that appeared waits for the earlier event only if it does not penetrate there yet:
+    // otherwise it crossed first, unseen, and the event would follow a missed one
+    double appeared_gap = 0;
+    if (!appeared.empty() && GapIfListed(model_, data_, at_event.x, s.mode, appeared_id, appeared_gap) &&
+        appeared_gap < -penetration_tol_) {
+      char msg[200];
+      std::snprintf(msg, sizeof(msg), "; it penetrated by %.3g m already at t = %.9g, where an event of the step came first",
+                    -appeared_gap, t0 + best);
+      throw NumericalError(appeared + msg);
+    }
     RigidEvent event =
         touchdown ? TouchdownEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_touchdown,
                                    options_.simultaneous_gap, force_tol_)

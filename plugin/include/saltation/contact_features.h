@@ -11,7 +11,8 @@
 // or vertex — codes 90 + box code, named "cylinder-edge", "cylinder-vertex"; which own point a
 // contact is, is told by the nearest anchor among the pair's own points. (The interior on a face
 // is no feature: the segment's nearest point to a plane is an end unless it lies parallel, where
-// another of the pair's points touches at the same instant.) Every function below serves all
+// another of the pair's points touches at the same instant — the other end, or where the segment
+// crosses the face's rim: that edge's interior point is listed over the face too, own_points.h.) Every function below serves all
 // three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
 // "the segment's point nearest to the edge or vertex").
 //
@@ -53,6 +54,8 @@
 //                   anchor, and a held point sliding far from where it was first seen (a log
 //                   sliding down a box edge on its cylinder towards its upper end's point) must keep
 //                   matching its own
+//   FollowsHeldPoints (m, contacts) => whether FollowHeldPoints moves any of these anchors (a
+//                   caller skips the kinematics it needs otherwise)
 //   WithFeatures  (m, d, contacts) => contacts with feature −1 of a featured pair resolved at d
 //   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
@@ -98,6 +101,7 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
                                      const FeatureGuard& guard);
 
 void FollowHeldPoints(const Model& model, const mjData* d, std::vector<ContactId>& contacts);
+bool FollowsHeldPoints(const mjModel* m, const std::vector<ContactId>& contacts);
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts);
 bool NeedsFeatures(const mjModel* m, const std::vector<ContactId>& contacts);
 
