@@ -276,8 +276,8 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
 
 void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur,
                               double dt) {
-  c.have_x = false;
   if (c.type == Crossing::kRelease) {
+    c.have_x = false;
     c.base = &prev;
     c.s = c.lo = c.hi = dt;
     return;
@@ -294,7 +294,14 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     const Island island = IslandOf(model_, mode.contacts, {c.id});
     island_mode = RestrictMode(model_.mj(), mode, island);
     island_k = IndexInIsland(model_.mj(), mode, c.k, island);
+    if (c.localized && c.guard_k == island_k && SameContacts(c.guard_mode.contacts, island_mode.contacts)) {
+      return;  // this guard was searched already: its result (valid or not) stands
+    }
+    c.guard_mode = island_mode;
+    c.guard_k = island_k;
   }
+  c.localized = true;
+  c.have_x = false;
   auto guard = [&](const State& x) {
     if (c.type == Crossing::kLiftoff) return EvaluateMode(model_, data_, x, island_mode).normal_force(island_k);
     // the pair's own points (kinematics and its narrow phase only), matched as in the full list:
@@ -328,6 +335,10 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     // a touchdown seen at both ends of the step [x_{k−1}, x_k]: both guard values are MuJoCo's
     // own (a whole sub-step from x_{k−1} reproduces x_k bitwise), and the rates seed the search
     const bool seeded = c.ends_known && base == &prev;
+    // the liftoff guard's mode evaluations read the inputs of the step re-simulated
+    if (c.type == Crossing::kLiftoff) {
+      for (mjData* w : {data_.main(), data_.aux()}) LoadInputs(model_.mj(), *base, w);
+    }
     if (euler) resim_.PrepareSubsteps(*base);
     Eigen::VectorXd family_velocity;
     // the states re-simulated at the bracket's ends (the event is the one nearer the root)

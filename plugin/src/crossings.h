@@ -15,7 +15,12 @@
 //             => Crossings: touchdowns (gap + to −), liftoffs (λ_n + to −, beyond force_tol),
 //                kinematic releases (a mode contact apart by more than release_gap)
 //   Localize  (a crossing, the saved x_{k−1} and x_k) => its time inside the step and the
-//             re-simulated MuJoCo state there (LocateCrossing on the exact guard)
+//             re-simulated MuJoCo state there (LocateCrossing on the exact guard). A liftoff's
+//             guard is λ_n of the mode restricted to its contact's island, evaluated with the
+//             inputs of the step re-simulated (LoadInputs, into data's mjData): a liftoff localised
+//             again on a mode whose restriction is the one it was localised on (an event of another
+//             island earlier in the step changed the mode) keeps its result, which a second search
+//             of the same guard would reproduce bit for bit
 //
 // Reads the model; writes data's workspaces, the Resimulator's data and its own scratch.
 #ifndef SALTATION_CROSSINGS_H_
@@ -79,6 +84,11 @@ struct Crossing {
   // and flagged proxy (onset), never dropped
   bool onset = false;
   bool proxy = false;
+  // the liftoff guard the last Localize searched: the mode restricted to the contact's island and
+  // the contact's index there
+  bool localized = false;
+  Mode guard_mode;
+  int guard_k = -1;
   double time() const { return base ? base->time + s : 0; }
 };
 

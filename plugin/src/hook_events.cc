@@ -67,11 +67,7 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
       x = resim_->StateNow();
       x.time = c.time();
     }
-    for (mjData* w : {data_->main(), data_->aux()}) {
-      mju_copy(w->ctrl, c.base->ctrl.data(), m_->nu);
-      mju_copy(w->qfrc_applied, c.base->qfrc_applied.data(), m_->nv);
-      mju_copy(w->xfrc_applied, c.base->xfrc_applied.data(), 6 * m_->nbody);
-    }
+    for (mjData* w : {data_->main(), data_->aux()}) LoadInputs(m_, *c.base, w);
     if (options_.restitution == RestitutionSource::kAuto) {
       const double e = tracker_->EffectiveRestitution(c.id.geom1, c.id.geom2);
       if (e >= 0) restitution_.SetPair(c.id.geom1, c.id.geom2, e);

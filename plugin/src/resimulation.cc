@@ -22,6 +22,12 @@ void Capture(const mjModel* m, const mjData* d, SavedStep& s) {
   s.mocap_quat = Eigen::Map<const Eigen::VectorXd>(d->mocap_quat, 4 * m->nmocap);
 }
 
+void LoadInputs(const mjModel* m, const SavedStep& from, mjData* d) {
+  mju_copy(d->ctrl, from.ctrl.data(), m->nu);
+  mju_copy(d->qfrc_applied, from.qfrc_applied.data(), m->nv);
+  mju_copy(d->xfrc_applied, from.xfrc_applied.data(), 6 * m->nbody);
+}
+
 Resimulator::Resimulator(mjModel* m, mjtSize start_arena) : model_(m) {
   // the stepped model's widened band lists more contacts than the user's arena may hold (model.h):
   // the full size is the user's arena and the band's room, the starting size a small one

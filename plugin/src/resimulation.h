@@ -1,6 +1,9 @@
 // MuJoCo's own step re-run from a saved state with another length (the hook's sub-steps).
 //
 //   Capture                  (m, d)                => SavedStep: everything mj_step reads of d
+//   LoadInputs               (m, saved x_k, d)     => d's inputs (ctrl, qfrc_applied,
+//                                              xfrc_applied) are x_k's: those of the step that starts
+//                                              there, which a mode evaluation inside it reads
 //   Resimulator::Step        (saved x_k, h)        => data(): MuJoCo's step of length h from x_k
 //   Resimulator::Load        (saved x_k)           => data() holds x_k and its inputs (no step)
 //   Resimulator::PrepareSubsteps / Substep  (x_k, h) => data(): Euler sub-steps sharing one
@@ -36,6 +39,7 @@ struct SavedStep {
 };
 
 void Capture(const mjModel* m, const mjData* d, SavedStep& out);
+void LoadInputs(const mjModel* m, const SavedStep& from, mjData* d);
 
 class Resimulator {
  public:
