@@ -335,10 +335,9 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     // a touchdown seen at both ends of the step [x_{k−1}, x_k]: both guard values are MuJoCo's
     // own (a whole sub-step from x_{k−1} reproduces x_k bitwise), and the rates seed the search
     const bool seeded = c.ends_known && base == &prev;
-    // the liftoff guard's mode evaluations read the inputs of the step re-simulated
-    if (c.type == Crossing::kLiftoff) {
-      for (mjData* w : {data_.main(), data_.aux()}) LoadInputs(model_.mj(), *base, w);
-    }
+    // the guards read the inputs of the step re-simulated: the liftoff's mode evaluations its
+    // forces, the touchdown's positions the mocap bodies' poses
+    for (mjData* w : {data_.main(), data_.aux()}) LoadInputs(model_.mj(), *base, w);
     if (euler) resim_.PrepareSubsteps(*base);
     Eigen::VectorXd family_velocity;
     // the states re-simulated at the bracket's ends (the event is the one nearer the root)

@@ -15,9 +15,10 @@
 //             => Crossings: touchdowns (gap + to −), liftoffs (λ_n + to −, beyond force_tol),
 //                kinematic releases (a mode contact apart by more than release_gap)
 //   Localize  (a crossing, the saved x_{k−1} and x_k) => its time inside the step and the
-//             re-simulated MuJoCo state there (LocateCrossing on the exact guard). A liftoff's
-//             guard is λ_n of the mode restricted to its contact's island, evaluated with the
-//             inputs of the step re-simulated (LoadInputs, into data's mjData): a liftoff localised
+//             re-simulated MuJoCo state there (LocateCrossing on the exact guard). Both guards
+//             read the inputs of the step re-simulated (LoadInputs, into data's mjData: forces,
+//             controls, the mocap poses the touchdown's distance depends on). A liftoff's
+//             guard is λ_n of the mode restricted to its contact's island: a liftoff localised
 //             again on a mode whose restriction is the one it was localised on (an event of another
 //             island earlier in the step changed the mode) keeps its result, which a second search
 //             of the same guard would reproduce bit for bit

@@ -26,6 +26,8 @@ void LoadInputs(const mjModel* m, const SavedStep& from, mjData* d) {
   mju_copy(d->ctrl, from.ctrl.data(), m->nu);
   mju_copy(d->qfrc_applied, from.qfrc_applied.data(), m->nv);
   mju_copy(d->xfrc_applied, from.xfrc_applied.data(), 6 * m->nbody);
+  mju_copy(d->mocap_pos, from.mocap_pos.data(), 3 * m->nmocap);
+  mju_copy(d->mocap_quat, from.mocap_quat.data(), 4 * m->nmocap);
 }
 
 Resimulator::Resimulator(mjModel* m, mjtSize start_arena) : model_(m) {

@@ -2,8 +2,11 @@
 //
 //   Capture                  (m, d)                => SavedStep: everything mj_step reads of d
 //   LoadInputs               (m, saved x_k, d)     => d's inputs (ctrl, qfrc_applied,
-//                                              xfrc_applied) are x_k's: those of the step that starts
-//                                              there, which a mode evaluation inside it reads
+//                                              xfrc_applied, the mocap poses) are x_k's: those of the
+//                                              step that starts there, which a mode evaluation inside
+//                                              it reads (a mocap body the user moves is placed where
+//                                              the step had it; Options::mocap_motion, when given,
+//                                              overrides the poses by time)
 //   Resimulator::Step        (saved x_k, h)        => data(): MuJoCo's step of length h from x_k
 //   Resimulator::Load        (saved x_k)           => data() holds x_k and its inputs (no step)
 //   Resimulator::PrepareSubsteps / Substep  (x_k, h) => data(): Euler sub-steps sharing one
