@@ -84,17 +84,6 @@ State TouchingState(const mjModel* m) {
   return x;
 }
 
-ContactId ContactOf(const Model& model, Data& data, const State& x, const char* geom) {
-  EvaluatePosition(model, data.main(), x.qpos.data());
-  std::vector<ContactPoint> points;
-  ListContacts(model, data.main(), points);
-  const int g = mj_name2id(model.mj(), mjOBJ_GEOM, geom);
-  for (const ContactPoint& p : points) {
-    if (p.id.geom1 == g || p.id.geom2 == g) return p.id;
-  }
-  ADD_FAILURE() << "no contact of " << geom;
-  return {};
-}
 
 // max |a − b| over the entries `dofs` (all when empty) of two nv-vectors, and max |b| there
 double MaxDifference(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const std::vector<int>& dofs) {
@@ -126,7 +115,7 @@ TEST(IslandDynamics, ForceIslandJoinsTheTreesATendonTies) {
   Model model(m.get());
   Data data(model);
   const State x = TouchingState(m.get());
-  const Island island = IslandOf(model, {}, {ContactOf(model, data, x, "a1")});
+  const Island island = IslandOf(model, {}, {ContactOfGeom(model, data, x, "a1")});
   const Island forces = ForceIsland(model, island);
   ASSERT_FALSE(forces.whole);
   EXPECT_TRUE(forces.tree[Tree(m.get(), "a1")]);
@@ -135,7 +124,7 @@ TEST(IslandDynamics, ForceIslandJoinsTheTreesATendonTies) {
   EXPECT_FALSE(forces.tree[Tree(m.get(), "c")]);
   EXPECT_EQ(forces.dofs.size(), 12u);
   EXPECT_EQ(forces.dofs, island.dofs);
-  const Island leg = ForceIsland(model, IslandOf(model, {}, {ContactOf(model, data, x, "foot")}));
+  const Island leg = ForceIsland(model, IslandOf(model, {}, {ContactOfGeom(model, data, x, "foot")}));
   ASSERT_FALSE(leg.whole);
   EXPECT_EQ(leg.dofs, TreeDofs(m.get(), "trunk"));
   mjcb_passive = [](const mjModel*, mjData*) {};
@@ -151,7 +140,7 @@ TEST(IslandDynamics, EvaluationOnTheIslandEqualsTheWholeOnItsDofs) {
   Data data(model);
   data.main()->ctrl[0] = 0.7;  // robot B's motor pushes
   const State x = TouchingState(m.get());
-  const ContactId a1 = ContactOf(model, data, x, "a1");
+  const ContactId a1 = ContactOfGeom(model, data, x, "a1");
   const Island island = IslandOf(model, {}, {a1});
   const Mode mode{{a1}};
   const ModeDynamics whole = EvaluateMode(model, data, x, mode);
@@ -188,8 +177,8 @@ TEST(IslandDynamics, TouchdownXiEqualsTheXiOfWholeFields) {
   Data data(model);
   data.main()->ctrl[0] = 0.7;
   const State x = TouchingState(m.get());
-  const Mode resting{{ContactOf(model, data, x, "foot"), ContactOf(model, data, x, "c")}};
-  const RigidEvent ev = TouchdownEvent(model, data, RestitutionTable(model), x, resting, ContactOf(model, data, x, "a1"),
+  const Mode resting{{ContactOfGeom(model, data, x, "foot"), ContactOfGeom(model, data, x, "c")}};
+  const RigidEvent ev = TouchdownEvent(model, data, RestitutionTable(model), x, resting, ContactOfGeom(model, data, x, "a1"),
                                        1e-9, DefaultForceTolerance(m.get()));
   ASSERT_TRUE(ev.complete);
   EXPECT_GE(ev.mode_after.contacts.size(), 2u);  // the resting contacts carried over

@@ -35,18 +35,6 @@ constexpr char kTwoRobots[] = R"(
   <actuator><motor name="lift" joint="za"/></actuator>
 </mujoco>)";
 
-// the contact of geom `geom` at x (its first point in MuJoCo's list)
-ContactId ContactOfGeom(const Model& model, Data& data, const State& x, const char* geom) {
-  EvaluatePosition(model, data.main(), x.qpos.data());
-  std::vector<ContactPoint> points;
-  ListContacts(model, data.main(), points);
-  const int g = mj_name2id(model.mj(), mjOBJ_GEOM, geom);
-  for (const ContactPoint& p : points) {
-    if (p.id.geom1 == g || p.id.geom2 == g) return p.id;
-  }
-  ADD_FAILURE() << "no contact of " << geom;
-  return {};
-}
 
 class LocalisationTest : public ::testing::Test {
  protected:

@@ -1,8 +1,11 @@
 #include "test_util.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 namespace saltation::testing {
 
@@ -56,6 +59,32 @@ std::string CompareReport(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, co
   const Eigen::IOFormat fmt(6, 0, ", ", "\n", "  [", "]");
   out << name_a << " =\n" << A.format(fmt) << "\n" << name_b << " =\n" << B.format(fmt) << "\n";
   return out.str();
+}
+
+ContactId ContactOfGeom(const Model& model, Data& data, const State& x, const char* geom) {
+  EvaluatePosition(model, data.main(), x.qpos.data());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  const int g = mj_name2id(model.mj(), mjOBJ_GEOM, geom);
+  for (const ContactPoint& p : points) {
+    if (p.id.geom1 == g || p.id.geom2 == g) return p.id;
+  }
+  ADD_FAILURE() << "no contact of " << geom;
+  return {};
+}
+
+BlockAgainstAlone CompareWithAlone(const Eigen::MatrixXd& xi, int nv, const Eigen::MatrixXd& xi_alone, int nv1) {
+  BlockAgainstAlone e;
+  for (int r = 0; r < 2 * nv; r++) {
+    for (int c = 0; c < 2 * nv; c++) {
+      if (r % nv < nv1 && c % nv < nv1) {
+        e.block = std::max(e.block, std::abs(xi(r, c) - xi_alone(r / nv * nv1 + r % nv, c / nv * nv1 + c % nv)));
+      } else {
+        e.outside = std::max(e.outside, std::abs(xi(r, c) - (r == c ? 1.0 : 0.0)));
+      }
+    }
+  }
+  return e;
 }
 
 std::string ModelPath(const std::string& name) {

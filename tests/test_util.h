@@ -35,6 +35,18 @@ double RelativeError(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
 std::string CompareReport(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const char* name_a,
                           const char* name_b);
 
+// The contact of geom `geom` at x: its first point in MuJoCo's list (data.main() left at x's
+// positions); fails the test if the geom touches nothing.
+ContactId ContactOfGeom(const Model& model, Data& data, const State& x, const char* geom);
+
+// Ξ of a model whose first nv1 dofs are a robot that also exists alone (Ξ_alone, 2·nv1 square; the
+// model's tangent layout [dq; dv] with nv dofs): the largest entry error of the robot's block
+// against Ξ_alone, and of everything else against the identity.
+struct BlockAgainstAlone {
+  double block = 0, outside = 0;
+};
+BlockAgainstAlone CompareWithAlone(const Eigen::MatrixXd& xi, int nv, const Eigen::MatrixXd& xi_alone, int nv1);
+
 // Path of a file under the repository's models/ folder.
 std::string ModelPath(const std::string& name);
 
