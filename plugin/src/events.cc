@@ -301,7 +301,7 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
     slip.contacts[k].frictionless = true;
     const ModeDynamics dyn = EvaluateMode(model, data, s.x, slip);
     if (ContactRowCount(dyn.constraints.points[k]) == 1 &&
-        EvaluateMode(model, data, s.x, s.mode).constraints.points[k].condim > 1 &&
+        before.constraints.points[k].condim > 1 &&  // the mode's own evaluation at x, above
         dyn.normal_force(k) > force_tol) {
       ev.mode_after = slip;
       ev.kind = EventKind::kSlip;
