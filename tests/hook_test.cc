@@ -732,7 +732,7 @@ TEST_F(HookTest, XiOnDemandGivesTheSameEventsAndXiOnceCompleted) {
                                    {"box_flat", ModelPath("box_flat.xml"), 1.0},
                                    {"hopper", ModelPath("hopper.xml"), 2.0},
                                    {"humanoid", SALTATION_MUJOCO_MODELS "/humanoid/humanoid.xml", 2.0}};
-  int liftoffs = 0, simultaneous = 0, touchdowns = 0;
+  int liftoffs = 0, simultaneous = 0, touchdowns = 0, kinematic_releases = 0;
   double worst_xi = 0, worst_rate = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -760,9 +760,13 @@ TEST_F(HookTest, XiOnDemandGivesTheSameEventsAndXiOnceCompleted) {
       ASSERT_EQ(a.time, lazy.events()[i].time);
       EXPECT_FALSE(a.xi_pending);
       const bool pending = lazy.events()[i].xi_pending;
-      // proxy releases (a kinematic identity reset) are cheap and always complete
-      EXPECT_EQ(pending, (a.has_xi && !a.proxy) || a.kind == EventKind::kSimultaneous);
-      if (pending && a.has_xi && a.rigid.kind != EventKind::kTouchdown) {
+      // every event with a Ξ waits for it, kinematic releases too (their transversality exact)
+      EXPECT_EQ(pending, a.has_xi || a.kind == EventKind::kSimultaneous);
+      if (pending && a.has_xi && a.rigid.kinematic_release) {
+        EXPECT_EQ(lazy.events()[i].rigid.xi.transversality, a.rigid.xi.transversality);
+        EXPECT_EQ(lazy.events()[i].rigid.xi.transversality_rel, a.rigid.xi.transversality_rel);
+        kinematic_releases++;
+      } else if (pending && a.has_xi && a.rigid.kind != EventKind::kTouchdown) {
         // before completion: the directional derivative of λ_n along F⁻, against ∇gᵀF⁻ relative
         // to ‖∇g‖‖F⁻‖ (both are differences of λ_n; near-grazing releases have ∇gᵀF⁻ ≪ that)
         const double rate = lazy.events()[i].rigid.xi.transversality;
@@ -798,11 +802,13 @@ TEST_F(HookTest, XiOnDemandGivesTheSameEventsAndXiOnceCompleted) {
       }
     }
   }
-  std::printf("[ on demand    ] %d touchdowns, %d liftoffs/slips, %d groups: Ξ differs by %.1e, "
-              "liftoff rate by %.1e (of ‖∇g‖‖F⁻‖)\n", touchdowns, liftoffs, simultaneous, worst_xi, worst_rate);
+  std::printf("[ on demand    ] %d touchdowns, %d liftoffs/slips, %d kinematic releases, %d groups: Ξ "
+              "differs by %.1e, liftoff rate by %.1e (of ‖∇g‖‖F⁻‖)\n", touchdowns, liftoffs, kinematic_releases,
+              simultaneous, worst_xi, worst_rate);
   EXPECT_GT(touchdowns, 3);
   EXPECT_GT(liftoffs, 1);
   EXPECT_GT(simultaneous, 0);
+  EXPECT_GT(kinematic_releases, 0);  // measured 8
   EXPECT_EQ(worst_xi, 0);        // the same functions at the same state: bit for bit
   EXPECT_LT(worst_rate, 2e-6);  // measured 1.3e-6 (humanoid)
 }

@@ -235,10 +235,15 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
   // a touchdown's F⁻ and F⁺ on its island (TouchdownEvent); a release's on the whole model, as its F⁻
   const Island* on = ev.kind == EventKind::kTouchdown ? &ev.island : nullptr;
   const Eigen::VectorXd f_plus = Field(model, data, ev.x_plus, RestrictMode(m, ev.mode_after, ev.island), fields, on);
-  if (ev.kind == EventKind::kTouchdown) {
+  if (ev.kinematic_release) {
+    // DΔ = I, ∇g = (J_n, 0) measured at the event (KinematicReleaseEvent)
+    const double rel = ev.xi.transversality_rel;
+    ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), ev.xi.f_minus, f_plus, ev.xi.grad_g);
+    ev.xi.transversality_rel = rel;
+  } else if (ev.kind == EventKind::kTouchdown) {
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
     ResetJacobian reset = impulse_set.empty()
-                              ? ResetJacobian::Identity(model.nv(), model.na())
+                              ? ResetJacobian::NoReset(model.nv(), model.na())
                               : ImpactResetJacobian(model, data, restitution, ev.x_minus, impulse_set);
     const double rel = ev.xi.transversality_rel;  // measured at the event (TouchdownEvent)
     Eigen::VectorXd dreset_dt;
@@ -259,13 +264,13 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
       held.contacts[k].feature = ev.feature_before;
       ev.feature = ev.feature_before;
       const Eigen::VectorXd f_minus = ModeVectorField(model, data, ev.x_minus, held);  // data.main() at x⁻
-      ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_h);
+      ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), f_minus, f_plus, grad_h);
       ev.xi.transversality_rel = KineticTransversality(model, data.main(), grad_h, ev.x_minus.qvel);
       ev.complete = true;
       return;
     }
     const Eigen::VectorXd grad_g = LiftoffGuardGradient(model, data, ev.x_minus, before, k);
-    ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), ev.xi.f_minus, f_plus, grad_g);
+    ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), ev.xi.f_minus, f_plus, grad_g);
     ev.xi.transversality_rel = CancellationRatio(grad_g, ev.xi.f_minus, model.nv());
   }
   ev.complete = true;
@@ -296,7 +301,7 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
     slip.contacts[k].frictionless = true;
     const ModeDynamics dyn = EvaluateMode(model, data, s.x, slip);
     if (ContactRowCount(dyn.constraints.points[k]) == 1 &&
-        EvaluateMode(model, data, s.x, s.mode).constraints.points[k].condim > 1 &&
+        before.constraints.points[k].condim > 1 &&  // the mode's own evaluation at x, above
         dyn.normal_force(k) > force_tol) {
       ev.mode_after = slip;
       ev.kind = EventKind::kSlip;
@@ -360,13 +365,13 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   }
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, ev.x_plus, after);
   ev.mode_after = MergeModes(rest, after);
-  ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_h);
+  ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), f_minus, f_plus, grad_h);
   ev.xi.transversality_rel = rel;
   return ev;
 }
 
 RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
-                                 const State& x, const Mode& mode, int k, double force_tol) {
+                                 const State& x, const Mode& mode, int k, double force_tol, bool complete) {
   RigidEvent ev;
   ev.kind = EventKind::kLiftoff;
   ev.time = x.time;
@@ -393,10 +398,12 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   Mode after = local;
   after.contacts.erase(after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, x, after, force_tol, &ev.rank_after);
-  const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, after);
   ev.mode_after = MergeModes(rest, after);
-  ev.xi = ComputeSaltation(ResetJacobian::Identity(model.nv(), model.na()), f_minus, f_plus, grad_g);
+  ev.kinematic_release = true;
+  ev.xi = ComputeTransversality(f_minus, grad_g);
   ev.xi.transversality_rel = rel;
+  ev.complete = false;
+  if (complete) CompleteEvent(model, data, restitution, ev);  // F⁺ in `after`, mode_after's island part
   return ev;
 }
 

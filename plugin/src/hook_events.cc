@@ -87,7 +87,7 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
       } else if (c.type == Crossing::kLiftoff) {
         ev.rigid = LiftoffEvent(*model_, *data_, restitution_, x, mode_, c.k, force_tol_, !lazy_);
       } else {
-        ev.rigid = KinematicReleaseEvent(*model_, *data_, restitution_, x, mode_, c.k, force_tol_);
+        ev.rigid = KinematicReleaseEvent(*model_, *data_, restitution_, x, mode_, c.k, force_tol_, !lazy_);
         ev.proxy = true;
       }
     } catch (const NumericalError& e) {

@@ -451,6 +451,16 @@ ResetJacobian ResetJacobian::Identity(int nv, int na) {
   return r;
 }
 
+ResetJacobian ResetJacobian::NoReset(int nv, int na) {
+  ResetJacobian r;
+  r.nv = nv;
+  r.na = na;
+  r.dv_dq.resize(0, 0);
+  r.dv_dv.resize(0, 0);
+  r.all_dofs = false;  // Restricted() with no dofs (nv = 0: the empty blocks are the whole of it)
+  return r;
+}
+
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set,
                                   ConfigurationBlockMethod method) {

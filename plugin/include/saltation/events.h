@@ -42,10 +42,14 @@ struct RigidEvent {
   std::vector<ContactId> released;        // contacts whose force turned negative after the event
   int rank_after = 0;                     // rank of J M⁻¹ Jᵀ in the mode after
   // false: what happens is known (mode after, x⁺, transversality) but Ξ is not assembled yet:
-  // xi holds only f_minus, grad_g (touchdown), the transversality and dt_dx (touchdown); a
-  // liftoff's transversality_rel is NaN. CompleteEvent fills in the rest.
+  // xi holds only f_minus, grad_g (touchdown, kinematic release), the transversality and dt_dx
+  // (touchdown, kinematic release); a liftoff's transversality_rel is NaN. CompleteEvent fills in
+  // the rest.
   bool complete = true;
   int mode_index = -1;                    // liftoff / slip / feature: the contact's index in mode_before
+  // a liftoff declared kinematically (KinematicReleaseEvent): its guard is the touchdown guard's
+  // (J_n, 0), already in xi.grad_g when the event is not complete
+  bool kinematic_release = false;
   // a feature change (FeatureEvent): the contact's geometric feature before and after
   // (contact_features.h); −1 for every other event
   int feature_before = -1, feature_after = -1;
@@ -121,10 +125,14 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
 
 // Release of contact k of the mode at x declared kinematically: MuJoCo's contact has come apart
 // (gap beyond the hook's release_gap) while the rigid force never crossed zero. A liftoff with
-// DΔ = I and the touchdown guard's gradient (J_n, 0): Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻).
-// `restitution` is only recorded (RigidEvent::restitution).
+// DΔ = I and the touchdown guard's gradient (J_n, 0): Ξ = I + (F⁺ − F⁻)∇gᵀ/(∇gᵀF⁻), its DΔ kept
+// factored (ResetJacobian::NoReset: nothing nv²). RigidEvent::kinematic_release is set.
+// complete = false leaves out F⁺ (a mode evaluation) and Ξ's assembly: xi holds f_minus, grad_g,
+// the transversality (exact), transversality_rel and dt_dx; CompleteEvent fills in the rest, the
+// same bits. `restitution` is only recorded (RigidEvent::restitution).
 RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
-                                 const State& x, const Mode& mode, int k, double force_tol);
+                                 const State& x, const Mode& mode, int k, double force_tol,
+                                 bool complete = true);
 
 // A touchdown's contacts beyond its mode: the trigger and every contact that touched at the same
 // instant (the impact's candidates not in mode_before); 0 for other events.

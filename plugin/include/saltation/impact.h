@@ -102,6 +102,9 @@ struct ResetJacobian {
   // the full DΔ (ndx × ndx): [[I, 0, 0], [dv_dq, dv_dv, 0], [0, 0, I]]
   Eigen::MatrixXd Dense() const;
   static ResetJacobian Identity(int nv, int na);
+  // DΔ = I stored as nothing: restricted to no dofs (blocks 0 × 0), for events without a reset
+  // (releases, slips, feature changes): their Ξ = I + u∇gᵀ then holds O(ndx), not nv²
+  static ResetJacobian NoReset(int nv, int na);
   // whether DΔ's restriction to `dofs` stands for all of it (not all_dofs, and fewer than nv)
   bool Restricted() const { return !all_dofs && static_cast<int>(dofs.size()) < nv; }
   // entries by the model's dof indices (0 ≤ r, c < nv), and the nv × nv blocks
