@@ -3,6 +3,7 @@
 
 #include "compare_internal.h"
 #include "saltation/errors.h"
+#include "saltation/model.h"
 
 namespace saltation {
 
@@ -22,8 +23,7 @@ ModelPtr StiffenedModel(const mjModel* m, const CompareSettings& s, double tau) 
     if (!s.solimp.empty()) std::copy(s.solimp.begin(), s.solimp.end(), solimp);
   };
   for (int g = 0; g < c->ngeom; g++) {
-    const char* name = mj_id2name(c.get(), mjOBJ_GEOM, g);
-    set(c->geom_solref + mjNREF * g, "geom " + (name && *name ? std::string(name) : "#" + std::to_string(g)));
+    set(c->geom_solref + mjNREF * g, "geom " + NameOrId(c.get(), mjOBJ_GEOM, g));
     impedance(c->geom_solimp + mjNIMP * g);
   }
   for (int p = 0; p < c->npair; p++) {

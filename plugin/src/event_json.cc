@@ -10,6 +10,7 @@
 
 #include "saltation/contact_features.h"
 #include "saltation/errors.h"
+#include "saltation/model.h"
 #include "same_bits.h"
 
 namespace saltation {
@@ -202,9 +203,7 @@ static void BodyFields(std::ostringstream& out, const Model& model, const Contac
   const mjModel* m = model.mj();
   for (const auto& [key, geom] : {std::pair{"body1", contact.geom1}, std::pair{"body2", contact.geom2}}) {
     if (geom < 0 || geom >= m->ngeom) continue;
-    const int body = m->geom_bodyid[geom];
-    const char* name = mj_id2name(m, mjOBJ_BODY, body);
-    StringField(out, key, name && name[0] ? std::string(name) : "#" + std::to_string(body));
+    StringField(out, key, NameOrId(m, mjOBJ_BODY, m->geom_bodyid[geom]));
   }
 }
 

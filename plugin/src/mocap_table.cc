@@ -16,8 +16,7 @@ std::string MocapNames(const mjModel* m) {
   std::string names;
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_mocapid[b] < 0) continue;
-    const char* n = mj_id2name(m, mjOBJ_BODY, b);
-    names += (names.empty() ? "" : ", ") + std::string(n && *n ? n : "#" + std::to_string(b));
+    names += (names.empty() ? "" : ", ") + NameOrId(m, mjOBJ_BODY, b);
   }
   return names.empty() ? "none" : names;
 }

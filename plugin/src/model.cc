@@ -50,6 +50,11 @@ void AddBandArena(mjModel* m) {
   m->narena += kBandContactsPerGeom * m->ngeom * static_cast<mjtSize>(sizeof(mjContact));
 }
 
+std::string NameOrId(const mjModel* m, mjtObj type, int id) {
+  const char* name = mj_id2name(m, type, id);
+  return name && name[0] ? std::string(name) : "#" + std::to_string(id);
+}
+
 std::string GeomLabel(const mjModel* m, int geom) {
   const char* name = mj_id2name(m, mjOBJ_GEOM, geom);
   if (name && name[0]) return name;

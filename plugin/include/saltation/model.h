@@ -85,6 +85,10 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 // has no name either.
 std::string GeomLabel(const mjModel* m, int geom);
 
+// An object by its name, or "#id" when it has none (bodies in event records and messages, geoms
+// where the body is no help, e.g. a solref sweep's message).
+std::string NameOrId(const mjModel* m, mjtObj type, int id);
+
 // Room in m's arena (narena) for the contacts the hook's widened detection band lists besides the
 // touching ones: 16 more per geom (a pile of 200 bodies lists ≈ 10 per geom in the band; the
 // user's arena may hold only the touching ones). For the hook's private copies of the model (the
