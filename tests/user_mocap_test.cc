@@ -2,9 +2,11 @@
 // Options::mocap_motion): the hook's events are computed with the pose the step ran with, not with
 // the model's default pose (data's own mjData take the step's inputs, mocap poses included:
 // LoadInputs, resimulation.h).
+#include <algorithm>
 #include <cmath>
 
 #include "saltation/hook.h"
+#include "same_bits.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -68,6 +70,81 @@ TEST_F(UserMovedMocap, ATouchdownOnAPadTheUserTiltedUsesItsPose) {
   EXPECT_NEAR(n.dot(p), kHalfThickness, 1e-12);  // the touchdown is located to ~1e-13 s at ~2 m/s
   const Eigen::Vector2d c(touchdown->rigid.x_minus.qpos(0), kStartHeight + touchdown->rigid.x_minus.qpos(1));
   EXPECT_NEAR(n.dot(c) - kHalfThickness, kRadius, 1e-12) << "centre " << c.transpose();
+}
+
+
+// A dome (a mocap sphere, default pose 5 m away) under a ball on slides x and z: the ball lands
+// off the dome's top, where ∂v⁺/∂q depends on where the dome is; a floor below.
+constexpr char kDome[] = R"(
+<mujoco>
+  <option gravity="0 0 -9.81" timestep="0.001"/>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="10 10 0.1" pos="0 0 -0.5" condim="1"/>
+    <body name="dome" mocap="true" pos="5 0 0">
+      <geom name="dome" type="sphere" size="0.5" condim="1"/>
+    </body>
+    <body name="ball" pos="0.15 0 0.9">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="ball" type="sphere" size="0.05" mass="1" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// The pose the step ran with reaches Ξ completed later (HookOptions::xi_on_demand): the user puts
+// the dome under the ball, the ball lands, the user moves the dome away before asking for Ξ — the
+// on-demand Ξ is the eager hook's bit for bit. It used to be computed with the pose the hook's
+// workspace held last (the moved one, loaded for the ball's next touchdown, on the floor): a wrong
+// ∂v⁺/∂q with no error.
+TEST_F(UserMovedMocap, XiOnDemandUsesThePoseOfTheEventsStep) {
+  ModelPtr m1 = LoadModelFromString(kDome), m2 = LoadModelFromString(kDome);
+  ASSERT_TRUE(m1 && m2);
+  Hook eager(m1.get());
+  HookOptions options;
+  options.xi_on_demand = true;
+  Hook lazy(m2.get(), options);
+  DataPtr d1(mj_makeData(m1.get())), d2(mj_makeData(m2.get()));
+  for (mjData* d : {d1.get(), d2.get()}) d->mocap_pos[0] = 0;
+  while (d1->time < 0.5 && lazy.events().empty()) {
+    eager.Step(d1.get());
+    lazy.Step(d2.get());
+  }
+  ASSERT_EQ(lazy.events().size(), 1u);
+  ASSERT_EQ(eager.events().size(), 1u);
+  ASSERT_EQ(lazy.events()[0].kind, EventKind::kTouchdown);
+  ASSERT_TRUE(lazy.events()[0].xi_pending);
+  for (mjData* d : {d1.get(), d2.get()}) d->mocap_pos[0] = 3;  // the dome moved away, the ball falls on
+  auto on_floor = [](const HookEvent& e) { return e.kind == EventKind::kTouchdown && e.contact.geom1 == 0; };
+  while (d1->time < 1.5 && std::none_of(lazy.events().begin(), lazy.events().end(), on_floor)) {
+    eager.Step(d1.get());
+    lazy.Step(d2.get());
+  }
+  ASSERT_TRUE(std::any_of(lazy.events().begin(), lazy.events().end(), on_floor)) << "no touchdown on the floor";
+  ASSERT_EQ(eager.events().size(), lazy.events().size());
+  const HookEvent& a = eager.events()[0];
+  const HookEvent& b = lazy.CompletedEvent(0);
+  ASSERT_TRUE(a.has_xi && b.has_xi);
+  const Eigen::MatrixXd xa = a.rigid.xi.Dense(), xb = b.rigid.xi.Dense();
+  EXPECT_TRUE(SameBits(xa, xb)) << "eager\n" << xa << "\non demand\n" << xb;
+  EXPECT_GT(a.rigid.xi.reset.dv_dq.norm(), 0.1);  // the dome's curvature: ∂v⁺/∂q depends on its pose
+}
+
+// A ball resting on a pad the user placed before the first step is in the hook's initial mode
+// (Hook::Reset evaluates the contacts with the step's mocap poses): it stays in resting contact
+// with no event, as it does on a pad placed there by the model itself.
+TEST_F(UserMovedMocap, ABallRestingOnAPadTheUserPlacedIsInTheInitialMode) {
+  ModelPtr m = LoadModelFromString(kPad);
+  ASSERT_TRUE(m);
+  Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  d->mocap_pos[0] = 0;  // the pad under the ball, flat; the ball resting on its top face
+  d->qpos[1] = kHalfThickness + kRadius - kStartHeight;
+  for (int i = 0; i < 300; i++) hook.Step(d.get());
+  EXPECT_TRUE(hook.events().empty()) << hook.events().size() << " events, the first a "
+                                     << EventKindName(hook.events().front().kind);
+  ASSERT_EQ(hook.mode().contacts.size(), 1u);
+  EXPECT_EQ(hook.mode().contacts[0].geom1 + hook.mode().contacts[0].geom2, 1);  // pad (0) and ball (1)
 }
 
 }  // namespace

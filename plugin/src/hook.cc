@@ -125,7 +125,7 @@ void Hook::Reset(const mjData* d) {
   step_index_ = 0;
   group_counter_ = 0;
   Capture(m, d, *prev_);
-  for (mjData* w : {data_->main(), data_->aux()}) mju_copy(w->ctrl, d->ctrl, m->nu);
+  for (mjData* w : {data_->main(), data_->aux()}) LoadInputs(m, *prev_, w);  // d's inputs and mocap poses
 
   // the initial mode: touching, resting contacts whose rigid normal force presses
   const State x = StateFromData(m, d);

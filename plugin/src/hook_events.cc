@@ -21,7 +21,7 @@ namespace saltation {
 
 // an event's moment as CompleteXi needs it
 struct HookDeferred {
-  Eigen::VectorXd ctrl, qfrc_applied, xfrc_applied;
+  StepInputs inputs;  // the event's step's controls, applied forces and mocap poses
   RestitutionTable restitution;  // the table as it was at the event
   // simultaneous groups: the first event's state and mode, and the group in order
   State x;
@@ -305,9 +305,7 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
 
 std::shared_ptr<HookDeferred> Hook::Defer(const SavedStep& base) const {
   auto deferred = std::make_shared<HookDeferred>();
-  deferred->ctrl = base.ctrl;
-  deferred->qfrc_applied = base.qfrc_applied;
-  deferred->xfrc_applied = base.xfrc_applied;
+  deferred->inputs = base;  // the inputs part of the saved step
   deferred->restitution = restitution_;
   return deferred;
 }
@@ -316,11 +314,7 @@ void Hook::CompleteXi(HookEvent& ev) {
   if (!ev.xi_pending || !ev.deferred) return;
   const HookDeferred& deferred = *ev.deferred;
   Data& data = XiData();
-  for (mjData* w : {data.main(), data.aux()}) {
-    mju_copy(w->ctrl, deferred.ctrl.data(), m_->nu);
-    mju_copy(w->qfrc_applied, deferred.qfrc_applied.data(), m_->nv);
-    mju_copy(w->xfrc_applied, deferred.xfrc_applied.data(), 6 * m_->nbody);
-  }
+  for (mjData* w : {data.main(), data.aux()}) LoadInputs(m_, deferred.inputs, w);
   // with the restitution in force at the event (auto: measured values change over the run)
   try {
     if (ev.kind == EventKind::kSimultaneous) {

@@ -22,7 +22,7 @@ void Capture(const mjModel* m, const mjData* d, SavedStep& s) {
   s.mocap_quat = Eigen::Map<const Eigen::VectorXd>(d->mocap_quat, 4 * m->nmocap);
 }
 
-void LoadInputs(const mjModel* m, const SavedStep& from, mjData* d) {
+void LoadInputs(const mjModel* m, const StepInputs& from, mjData* d) {
   mju_copy(d->ctrl, from.ctrl.data(), m->nu);
   mju_copy(d->qfrc_applied, from.qfrc_applied.data(), m->nv);
   mju_copy(d->xfrc_applied, from.xfrc_applied.data(), 6 * m->nbody);

@@ -1,7 +1,7 @@
 // MuJoCo's own step re-run from a saved state with another length (the hook's sub-steps).
 //
 //   Capture                  (m, d)                => SavedStep: everything mj_step reads of d
-//   LoadInputs               (m, saved x_k, d)     => d's inputs (ctrl, qfrc_applied,
+//   LoadInputs               (m, x_k's inputs, d)  => d's inputs (ctrl, qfrc_applied,
 //                                              xfrc_applied, the mocap poses) are x_k's: those of the
 //                                              step that starts there, which a mode evaluation inside
 //                                              it reads (a mocap body the user moves is placed where
@@ -34,15 +34,20 @@
 
 namespace saltation {
 
+// what the user sets before a step and MuJoCo only reads: controls, applied forces, mocap poses
+struct StepInputs {
+  Eigen::VectorXd ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat;
+};
+
 // a MuJoCo state with everything mj_step reads from mjData
-struct SavedStep {
+struct SavedStep : StepInputs {
   double time = 0;
-  Eigen::VectorXd qpos, qvel, act, warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat;
+  Eigen::VectorXd qpos, qvel, act, warmstart;
   State state() const { return State{time, qpos, qvel, act}; }
 };
 
 void Capture(const mjModel* m, const mjData* d, SavedStep& out);
-void LoadInputs(const mjModel* m, const SavedStep& from, mjData* d);
+void LoadInputs(const mjModel* m, const StepInputs& from, mjData* d);
 
 class Resimulator {
  public:
