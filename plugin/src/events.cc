@@ -195,7 +195,7 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger, data.work());
   const double dg_dt = SurfaceVelocity(model, d, trigger)(0);  // 0 unless the surface moves
-  const double rel = KineticTransversality(model, d, grad_g, s.x.qvel, dg_dt, &ev.island);  // d at x, on the island
+  const double rel = KineticTransversality(model, d, grad_g, s.x.qvel, dg_dt, &ev.island, true);  // d at x, on the island
   std::vector<ContactId> candidates = s.mode.contacts;
   candidates.push_back(trigger.id);
   std::vector<bool> used(points.size(), false);
@@ -265,7 +265,7 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
       ev.feature = ev.feature_before;
       const Eigen::VectorXd f_minus = ModeVectorField(model, data, ev.x_minus, held);  // data.main() at x⁻
       ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), f_minus, f_plus, grad_h);
-      ev.xi.transversality_rel = KineticTransversality(model, data.main(), grad_h, ev.x_minus.qvel);
+      ev.xi.transversality_rel = KineticTransversality(model, data.main(), grad_h, ev.x_minus.qvel, 0, &ev.island);
       ev.complete = true;
       return;
     }
@@ -352,7 +352,7 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   Eigen::VectorXd f_minus(model.ndx());
   f_minus << s.x.qvel, before.qacc, before.act_dot;
   const Eigen::VectorXd grad_h = FeatureGuardGradient(model, data.main(), s.mode.contacts[k], guard);
-  const double rel = KineticTransversality(model, data.main(), grad_h, s.x.qvel);
+  const double rel = KineticTransversality(model, data.main(), grad_h, s.x.qvel, 0, &ev.island);
   Mode after = s.mode;
   after.contacts[k].feature = guard.to;
   ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
@@ -393,7 +393,7 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   const int i = match[k];
   if (i < 0) throw NumericalError("released contact has no point");
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i], data.work());
-  const double rel = KineticTransversality(model, data.main(), grad_g, x.qvel);
+  const double rel = KineticTransversality(model, data.main(), grad_g, x.qvel, 0, &ev.island);
   ev.point = points[i].pos;
   Mode after = local;
   after.contacts.erase(after.contacts.begin() + k);

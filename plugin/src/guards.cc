@@ -21,13 +21,14 @@ Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
 }
 
 double KineticTransversality(const Model& model, const mjData* d, const Eigen::VectorXd& grad_g,
-                             const Eigen::VectorXd& qvel, double dg_dt, const Island* island) {
+                             const Eigen::VectorXd& qvel, double dg_dt, const Island* island,
+                             bool d_on_island_trees) {
   const int nv = model.nv();
-  // d's factor and M hold the island's blocks (the other trees' are stale): v and M⁻¹J_nᵀ are
-  // taken on the island's dofs, so nothing of the other trees enters
+  // v and M⁻¹J_nᵀ are taken on the island's dofs, so nothing of the other trees enters (with
+  // d_on_island_trees, d's factor holds only the island's blocks, the other trees' are stale)
   const Island whole;
   const Island& scope = island ? *island : whole;
-  const mjModel* m = scope.whole ? model.mj() : model.mj_island_passes();
+  const mjModel* m = !scope.whole && d_on_island_trees ? model.mj_island_passes() : model.mj();
   const Eigen::VectorXd jn = grad_g.head(nv);  // 0 off the island: the contact's rows
   Eigen::VectorXd minv_jn(nv), mw = Eigen::VectorXd::Zero(nv), v = qvel;
   ZeroOutside(scope, v);

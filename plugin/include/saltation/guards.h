@@ -43,12 +43,14 @@ Eigen::VectorXd TouchdownGuardGradient(const Model& model, const mjData* d,
 // measured relative to the surface, w = v + M⁻¹J_nᵀ ∂g/∂t / (J_n M⁻¹ J_nᵀ), the generalized
 // velocity whose normal speed J_n w = J_n v + ∂g/∂t is the relative one (exact for a surface
 // moving along its normal; its tangential motion is not seen by g).
-// island: the contact's island (islands.h), d's position stage run on its trees (SleepOutside's
-// passes, island_passes.h): v and the energy are the island's, M its block (the other trees move
-// on untouched by the contact: a ball landing head-on among 50 moving balls scores 1, as alone);
-// null or whole: the whole model's.
+// island: the event's island (islands.h): v and the energy are the island's, M its block (the
+// other trees move on untouched by the contact: a ball landing head-on among 50 moving balls
+// scores 1, as alone) — every event's grazing measure is its island's; null or whole: the whole
+// model's. d_on_island_trees: d's position stage ran on the island's trees only (SleepOutside's
+// passes, island_passes.h; M is then solved with those passes' model), else on the whole model.
 double KineticTransversality(const Model& model, const mjData* d, const Eigen::VectorXd& grad_g,
-                             const Eigen::VectorXd& qvel, double dg_dt = 0, const Island* island = nullptr);
+                             const Eigen::VectorXd& qvel, double dg_dt = 0, const Island* island = nullptr,
+                             bool d_on_island_trees = false);
 
 // g = λ_n of contact k of the mode at x.
 double LiftoffGuard(const Model& model, Data& data, const State& x, const Mode& mode, int k);

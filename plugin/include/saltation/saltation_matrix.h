@@ -32,6 +32,7 @@ struct SaltationMatrix {
   // unit-free grazing measure in [0, 1]: 0 grazing, 1 head-on (the guard's kind picks it; NaN
   // until measured). Kinematic guards (touchdown, kinematic release): KineticTransversality, the
   // cosine of the approach angle in the kinetic-energy metric. Liftoff: CancellationRatio of ∇λ_nᵀF⁻.
+  // Both are the event's island's (KineticTransversality takes it; ∇λ_n is zero off it).
   double transversality_rel = 0;
   Eigen::VectorXd correction;    // u (ndx)
   Eigen::VectorXd dt_dx;         // ∂t_event/∂x⁻ (ndx)
