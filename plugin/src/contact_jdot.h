@@ -10,6 +10,9 @@
 //   normal row:   ṅᵀ J_rel + nᵀ J̇_rel   (the normal's turning carries the centripetal term)
 //   tangent rows: tᵀ J̇_rel with the point's own tangents held fixed (the frame-free form of
 //                 mode_dynamics.h's ConstraintBias: MuJoCo's choice of tangent basis never enters)
+// MuJoCo puts planes on static bodies only (the world, or a mocap body, which no dof moves), so
+// along q ⊕ s·v the plane stands still and ṅ, v₁, Jr₁ vanish; the terms are kept so the formula
+// reads as the general one.
 // This is what the J̇v stencil differentiates (the rows recomputed at q ⊕ s·v), without its
 // truncation and without its position passes: the contact point rolls and slides over the
 // surfaces through ċ, which the pair's formula gives exactly. Other pairs (box, cylinder,
