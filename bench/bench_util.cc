@@ -1,6 +1,7 @@
 #include "bench_util.h"
 
 #include <malloc.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -50,6 +51,12 @@ saltation::ModelPtr LoadNamed(const std::string& name) {
 }
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 void ResetToStart(const mjModel* m, mjData* d) {
   const int key = mj_name2id(m, mjOBJ_KEY, "throw");

@@ -23,6 +23,8 @@ saltation::ModelPtr LoadNamed(const std::string& name);
 saltation::ModelPtr LoadXmlText(const std::string& xml);
 
 double Seconds(Clock::duration d);
+// the calling thread's CPU time (s): what a timing on this shared machine should count
+double ThreadCpuSeconds();
 // the model's keyframe "throw" if it has one, else qpos0
 void ResetToStart(const mjModel* m, mjData* d);
 

@@ -1,6 +1,7 @@
 // One step of the rigid chain against mjd_transitionFD, the fair version: the same state of the
 // humanoid lying down, nothing extra on either side (mjd_transitionFD runs on an mjData copied
-// once before timing: it restores the state it perturbs, so no mj_copyData is counted).
+// once before timing: it restores the state it perturbs, so no mj_copyData is counted). Times are
+// this thread's CPU time (the machine is shared: wall time counts the neighbours).
 //   PhiRigid/humanoid  rigid: ∂F_A/∂x as the hook forms it (ModeVectorFieldJacobian, the mode's
 //                      contacts) and its transition I + dt·J; MuJoCo: mjd_transitionFD, forward
 //                      differences, eps 1e-6, A only. Counter ratio_rigid_to_transitionFD; the
@@ -30,20 +31,20 @@ void PhiRigid(benchmark::State& state, const std::string& name, int settle_steps
   mj_copyData(fd.get(), m.get(), d.get());
   double t_rigid = 0, t_fd = 0, t_twin = 0;
   for (auto _ : state) {
-    auto t0 = Clock::now();
+    const double t0 = ThreadCpuSeconds();
     const Eigen::MatrixXd J = saltation::ModeVectorFieldJacobian(model, data, x, mode, 1e-6);
     const Eigen::MatrixXd E = Eigen::MatrixXd::Identity(n, n) + m->opt.timestep * J;
     benchmark::DoNotOptimize(E.data());
-    auto t1 = Clock::now();
+    const double t1 = ThreadCpuSeconds();
     mjd_transitionFD(m.get(), fd.get(), 1e-6, 0, A.data(), nullptr, nullptr, nullptr);
     benchmark::DoNotOptimize(A.data());
-    auto t2 = Clock::now();
+    const double t2 = ThreadCpuSeconds();
     const Eigen::MatrixXd T = saltation::ModeVectorFieldJacobianFD(model, data, x, mode, 1e-6);
     benchmark::DoNotOptimize(T.data());
-    auto t3 = Clock::now();
-    t_rigid += Seconds(t1 - t0);
-    t_fd += Seconds(t2 - t1);
-    t_twin += Seconds(t3 - t2);
+    const double t3 = ThreadCpuSeconds();
+    t_rigid += t1 - t0;
+    t_fd += t2 - t1;
+    t_twin += t3 - t2;
   }
   state.counters["mode_contacts"] = static_cast<double>(mode.contacts.size());
   state.counters["rigid_ms"] = 1e3 * t_rigid / state.iterations();

@@ -20,13 +20,6 @@
 namespace bench {
 namespace {
 
-// the calling thread's CPU time (s)
-double ThreadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 void RecordEager(benchmark::State& state, const std::string& name, double seconds) {
   saltation::ModelPtr plain = LoadNamed(name), hooked = LoadNamed(name);
   double t_eager = 0, t_plain = 0, cpu_eager = 0, cpu_plain = 0, peak = 0, events = 0;

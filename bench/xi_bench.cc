@@ -26,13 +26,6 @@
 namespace bench {
 namespace {
 
-// this thread's CPU time (s)
-double ThreadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 bool InTreeOf(const mjModel* m, int geom, int root_body) {
   return geom >= 0 && m->body_rootid[m->geom_bodyid[geom]] == root_body;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "contact_jdot.h"
 #include "force_island.h"
 #include "island_passes.h"
 #include "island_solve.h"
@@ -334,6 +335,22 @@ struct Evaluation {
   PsdSolver solver;   // of J M⁻¹ Jᵀ
 };
 
+// J̇ of every row of `set` in closed form (ContactJdot), when each contact has one and there are no
+// equality rows: d at x's position stage and mj_comVel at qvel. false (jdot unspecified) otherwise.
+bool ClosedFormJdot(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts,
+                    const ConstraintSet& set, const Eigen::VectorXd& qvel, RowMatrix& jdot) {
+  if (set.J.rows() != set.ncontact_rows) return false;
+  for (const ContactId& id : contacts) {
+    if (!HasContactJdot(m, id)) return false;
+  }
+  jdot.resize(set.J.rows(), m->nv);
+  for (size_t k = 0; k < set.points.size(); k++) {
+    const int rows = ContactRowCount(set.points[k]);
+    if (!ContactJdot(m, d, set.points[k], qvel.data(), jdot.middleRows(set.normal_row[k], rows))) return false;
+  }
+  return true;
+}
+
 // method: the center picks Cholesky when J M⁻¹ Jᵀ is clearly positive definite, the
 // pseudo-inverse otherwise (kAuto), and every difference column is given the same one (a switch
 // between the two would show up divided by ε)
@@ -362,7 +379,9 @@ Evaluation EvaluateWithJdot(const Model& model, Data& data, const State& x, cons
   Eigen::MatrixXd A;
   ConstraintMass(m, d, e.J, e.JMinv, A);
   const double h = model.options().jdot_step;
-  if (x.qvel.squaredNorm() > 0) {
+  if (x.qvel.squaredNorm() > 0 && ClosedFormJdot(m, d, mode.contacts, centre, x.qvel, e.Jdot)) {
+    // every row's J̇ in closed form (contact_jdot.h), d's velocity stage at x: no stencil
+  } else if (x.qvel.squaredNorm() > 0) {
     Eigen::VectorXd qp = x.qpos, qm = x.qpos;
     mj_integratePos(m, qp.data(), x.qvel.data(), h);
     mj_integratePos(m, qm.data(), x.qvel.data(), -h);

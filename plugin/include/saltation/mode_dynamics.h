@@ -120,7 +120,9 @@ Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, 
                                 const Island* island = nullptr);
 
 // ∂F_A/∂x (ndx × ndx) for propagation, at about the cost of MuJoCo's own mjd_transitionFD: forward
-// differences in the configuration (each a full mode evaluation with a three-point J̇v), and the
+// differences in the configuration (each a full mode evaluation with J̇ in closed form when every
+// contact of the mode has one and there are no equality rows — a sphere's or a capsule end's on a
+// plane, contact_jdot.h: one position pass a column — else by a three-point stencil), and the
 // velocity and activation columns from MuJoCo's velocity and actuation stages alone at the
 // unperturbed configuration — the bias J̇(v)v is quadratic in v, so its velocity derivative
 // J̇(v) + (∂J/∂q)[·]v is assembled from the rows of the configuration columns, and the
