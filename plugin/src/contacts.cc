@@ -262,28 +262,49 @@ int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points) {
   return match;
 }
 
+namespace {
+
+// The last dof of the chain MuJoCo's mj_jac walks for `body` (its first ancestor, itself included,
+// with dofs), −1 when no dof moves it
+int ChainEnd(const mjModel* m, int body) {
+  while (body > 0 && m->body_dofnum[body] == 0) body = m->body_parentid[body];
+  return body > 0 ? m->body_dofadr[body] + m->body_dofnum[body] - 1 : -1;
+}
+
+// Column `dof` of mj_jac's translational Jacobian of a point, offset = point − subtree_com of the
+// body's root: cdof's linear part + its angular part × offset, MuJoCo's arithmetic (mju_cross, then
+// the sum), so equal to mj_jac's column bit for bit (Contacts.ChainRowsEqualMujocoJacobian)
+Eigen::Vector3d ChainColumn(const mjData* d, const mjtNum offset[3], int dof) {
+  const mjtNum* cdof = d->cdof + 6 * dof;
+  mjtNum cross[3];
+  mju_cross(cross, cdof, offset);
+  return Eigen::Vector3d(cdof[3] + cross[0], cdof[4] + cross[1], cdof[5] + cross[2]);
+}
+
+}  // namespace
+
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
                  Workspace& work) {
-  RowMatrix& jac1 = work.jac1;
-  RowMatrix& jac2 = work.jac2;
   const mjModel* m = model.mj();
-  const int nv = m->nv;
   const int nrow = ContactRowCount(point);
-  jac1.resize(3, nv);
-  jac2.resize(3, nv);
   const int b1 = m->geom_bodyid[point.id.geom1], b2 = m->geom_bodyid[point.id.geom2];
-  mj_jac(m, d, jac1.data(), nullptr, point.pos.data(), b1);
-  mj_jac(m, d, jac2.data(), nullptr, point.pos.data(), b2);
-  // the rows are 0 off the dofs the two bodies' chains hold (mj_jac's other columns are 0): among
-  // many bodies the frame's product costs the chains, not nv
+  mjtNum offset1[3], offset2[3];
+  mju_sub3(offset1, point.pos.data(), d->subtree_com + 3 * m->body_rootid[b1]);
+  mju_sub3(offset2, point.pos.data(), d->subtree_com + 3 * m->body_rootid[b2]);
+  // the rows are 0 off the dofs the two bodies' chains hold (mj_jac's other columns are 0): the
+  // columns of the chains alone, walked together from their last dofs down (dof_parentid decreases;
+  // chains of one tree meet and share the rest), each J_point(b2) − J_point(b1) as mj_jac's two
+  // 3 × nv Jacobians would give it (an absent column is 0), without forming them: among many
+  // bodies a contact costs its chains, not nv
   rows.setZero();
-  for (int b : {b1, b2}) {
-    while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];  // MuJoCo's chain (mj_jac's)
-    if (b <= 0) continue;
-    for (int i = m->body_dofadr[b] + m->body_dofnum[b] - 1; i >= 0; i = m->dof_parentid[i]) {
-      const Eigen::Vector3d rel = jac2.col(i) - jac1.col(i);  // fixed size: allocates nothing
-      for (int r = 0; r < nrow; r++) rows(r, i) = point.frame.row(r).dot(rel);
-    }
+  const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+  int i1 = ChainEnd(m, b1), i2 = ChainEnd(m, b2);
+  while (i1 >= 0 || i2 >= 0) {
+    const int i = std::max(i1, i2);
+    const Eigen::Vector3d rel = (i == i2 ? ChainColumn(d, offset2, i) : zero) - (i == i1 ? ChainColumn(d, offset1, i) : zero);
+    for (int r = 0; r < nrow; r++) rows(r, i) = point.frame.row(r).dot(rel);
+    if (i == i1) i1 = m->dof_parentid[i1];
+    if (i == i2) i2 = m->dof_parentid[i2];
   }
 }
 

@@ -123,8 +123,10 @@ int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points);
 // (J_point(body2, pos) − J_point(body1, pos)), which equal MuJoCo's efc_J rows of the same
 // contact; the normal row is the gradient of the signed distance with respect to the tangent
 // configuration. `rows` is sized ContactRowCount(point) × nv already (a RowMatrix of its own, or a
-// block of a larger one); the two point Jacobians go to work.jac1, work.jac2 (Data::work()):
-// allocates nothing once they are sized.
+// block of a larger one). Reads d's cdof and subtree_com on the two bodies' dof chains only (the
+// columns of mj_jac's point Jacobians there, bit for bit, without forming its 3 × nv matrices):
+// beyond zeroing `rows`, the cost is the chains', not nv's; allocates nothing. `work` is not read
+// (kept for the callers that pass Data::work()).
 void ContactRows(const Model& model, const mjData* d, const ContactPoint& point, Eigen::Ref<RowMatrix> rows,
                  Workspace& work);
 

@@ -148,7 +148,7 @@ class Model {
 // Storage the row builders reuse, sized on first use and kept: a function that takes it uses it
 // only inside the call (nothing in it survives a call), so one per thread serves every caller.
 struct Workspace {
-  RowMatrix jac1, jac2;    // ContactRows' point Jacobians, the connect bias's J̇ (3 × nv each)
+  RowMatrix jac1, jac2;    // the connect and weld bias's J̇ (3 × nv each, ExactAnchorBias)
   RowMatrix equality;      // ModeConstraints: MuJoCo's equality rows (neq_rows × nv)
   std::vector<int> match;  // ModeConstraints: each contact's point
 };
