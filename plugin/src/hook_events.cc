@@ -211,6 +211,9 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
     clusters[c].push_back(id);
   }
   FieldMemo fields;
+  // DΔ's probe passes: every event here is at x0's configuration, each cluster's pairs probed once
+  // per probe for all its events in both orders, the clusters (disjoint trees) in the same passes
+  ProbeMemo probes(*model_, x0.qpos, islands, links);
   // the events of one ordering of a cluster, in order
   auto events_in_order = [&](const std::vector<ContactId>& order) {
     std::vector<RigidEvent> events;
@@ -218,7 +221,7 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
     Mode mode = mode0;
     for (const ContactId& id : order) {
       if (FindInMode(mode, id, 1e-12) >= 0) continue;
-      events.push_back(TouchdownEvent(*model_, data, restitution, x, mode, id, -1.0, force_tol_, true, &fields));
+      events.push_back(TouchdownEvent(*model_, data, restitution, x, mode, id, -1.0, force_tol_, true, &fields, &probes));
       x = events.back().x_plus;
       mode = events.back().mode_after;
     }
