@@ -229,5 +229,79 @@ TEST(Simultaneous, FieldMemoGivesTheSameEventAndSharesF) {
   EXPECT_EQ(fields.hits(), 3);
 }
 
+
+// The moment's probe passes shared (ProbeMemo, impact.h), as Hook::ComposeOrderings shares them:
+// every member's complete TouchdownEvent in both orders with the memo gives the bits of the same
+// event without it (Ξ, v⁺), and the memo makes one pass per probe of the group — a three-footed
+// stool (one cluster: its six dofs' 2·6 probes serve every foot's impact in both orders) and four
+// balls landing level (four clusters on their own trees, probed together: 2·6 passes for the four
+// balls' 4·2·6 probes) — against one pass per probe and event without it.
+TEST(Simultaneous, ProbeMemoSharesTheGroupsProbePassesWithTheSameBits) {
+  struct Case {
+    std::string name, xml;
+    int clusters;
+  };
+  for (const Case& c : {Case{"stool3", families::Stool(3), 1}, Case{"level_balls4", families::Balls(4, 0.0), 4}}) {
+    ModelPtr m = LoadModelFromString(c.xml);
+    Hook hook(m.get());
+    DataPtr d(mj_makeData(m.get()));
+    const HookEvent* sim = nullptr;
+    while (d->time < 0.4 && !sim) {
+      hook.Step(d.get());
+      sim = FirstSimultaneous(hook.events());
+    }
+    ASSERT_NE(sim, nullptr) << c.name;
+    const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+    ASSERT_NE(formed.first, nullptr) << c.name;
+    const std::vector<ContactId>& group = formed.members;
+    const Model& model = hook.rigid_model();
+    const State& x0 = formed.first->rigid.x_minus;
+    const Mode& mode0 = formed.first->rigid.mode_before;
+    // the clusters as ComposeOrderings forms them: each member's island, the mode and group as links
+    std::vector<ContactId> links = mode0.contacts;
+    links.insert(links.end(), group.begin(), group.end());
+    std::vector<Island> islands;
+    for (const ContactId& id : group) {
+      const Island island = IslandOf(model, links, {id});
+      bool known = false;
+      for (const Island& other : islands) known |= other.tree == island.tree && other.whole == island.whole;
+      if (!known) islands.push_back(island);
+    }
+    ASSERT_EQ(static_cast<int>(islands.size()), c.clusters) << c.name;
+    ProbeMemo memo(model, x0.qpos, islands, links);
+    const RestitutionTable restitution(model);
+    const double tol = DefaultForceTolerance(m.get());
+    Data plain(model), shared(model);
+    int probes = 0, events = 0;
+    for (bool reverse : {false, true}) {
+      std::vector<ContactId> order = group;
+      if (reverse) order.assign(group.rbegin(), group.rend());
+      // each cluster from the group's state, as ComposeOrderings composes them
+      for (const Island& cluster : islands) {
+        State x = x0;
+        Mode mode = mode0;
+        for (const ContactId& id : order) {
+          if (InMode(mode, id) || !cluster.Contains(m.get(), id)) continue;
+          const RigidEvent a = TouchdownEvent(model, plain, restitution, x, mode, id, -1.0, tol);
+          const RigidEvent b = TouchdownEvent(model, shared, restitution, x, mode, id, -1.0, tol, true, nullptr, &memo);
+          EXPECT_TRUE(SameBits(a.xi.Dense(), b.xi.Dense())) << c.name << " event " << events;
+          EXPECT_TRUE(SameBits(a.x_plus.qvel, b.x_plus.qvel)) << c.name << " event " << events;
+          const std::vector<ContactId> set = a.impact.ImpulseSet();
+          if (!set.empty()) probes += 2 * static_cast<int>(IslandOf(model, set, set).dofs.size());
+          events++;
+          x = a.x_plus;
+          mode = a.mode_after;
+        }
+      }
+    }
+    std::printf("[ simultaneous ] %s: %d events, %d probes answered by %d passes (%d unserved)\n", c.name.c_str(),
+                events, memo.hits(), memo.passes(), memo.unserved());
+    EXPECT_GE(events, 4) << c.name;
+    EXPECT_EQ(memo.unserved(), 0) << c.name;
+    EXPECT_EQ(memo.hits(), probes) << c.name;  // every probe of every event from the memo
+    EXPECT_EQ(memo.passes(), 2 * 6) << c.name;  // one pass per probe of a six-dof island
+  }
+}
+
 }  // namespace
 }  // namespace saltation::testing

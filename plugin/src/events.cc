@@ -164,7 +164,7 @@ bool AtFeatureBoundary(const Model& model, Data& data, const State& x, const Con
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
-                          bool complete, FieldMemo* fields) {
+                          bool complete, FieldMemo* fields, ProbeMemo* probes) {
   // a complete event reads F⁺ from its release check's last evaluation
   FieldMemo own;
   if (!fields && complete) fields = &own;
@@ -218,7 +218,7 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   ev.xi = ComputeTransversality(f_minus, grad_g, dg_dt);
   ev.xi.transversality_rel = rel;
   ev.complete = false;
-  if (complete) CompleteEvent(model, data, restitution, ev, fields);
+  if (complete) CompleteEvent(model, data, restitution, ev, fields, probes);
   return ev;
 }
 
@@ -228,7 +228,7 @@ int JoiningContacts(const mjModel* m, const RigidEvent& ev) {
 }
 
 void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev,
-                   FieldMemo* fields) {
+                   FieldMemo* fields, ProbeMemo* probes) {
   if (ev.complete) return;
   ApplyMocapMotion(model, data, ev.x_minus.time);
   const mjModel* m = model.mj();
@@ -244,7 +244,8 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
     const std::vector<ContactId> impulse_set = ev.impact.ImpulseSet();
     ResetJacobian reset = impulse_set.empty()
                               ? ResetJacobian::NoReset(model.nv(), model.na())
-                              : ImpactResetJacobian(model, data, restitution, ev.x_minus, impulse_set);
+                              : ImpactResetJacobian(model, data, restitution, ev.x_minus, impulse_set,
+                                                    ConfigurationBlockMethod::kEquations, probes);
     const double rel = ev.xi.transversality_rel;  // measured at the event (TouchdownEvent)
     Eigen::VectorXd dreset_dt;
     if (model.options().mocap_motion && !impulse_set.empty()) {

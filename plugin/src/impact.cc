@@ -125,6 +125,194 @@ void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const Restit
   }
 }
 
+}  // namespace
+
+ProbeMemo::ProbeMemo(const Model& model, const Eigen::VectorXd& qpos, std::vector<Island> clusters,
+                     const std::vector<ContactId>& contacts)
+    : qpos_(qpos), clusters_(std::move(clusters)) {
+  const mjModel* m = model.mj();
+  pairs_.resize(clusters_.size());
+  for (const ContactId& id : contacts) {
+    for (size_t c = 0; c < clusters_.size(); c++) {
+      if (!clusters_[c].Contains(m, id)) continue;
+      std::vector<ContactId>& pairs = pairs_[c];
+      if (std::none_of(pairs.begin(), pairs.end(), [&](const ContactId& p) { return p.SamePair(id); })) {
+        pairs.push_back(id);
+      }
+      break;
+    }
+  }
+  // together: clusters on pairwise disjoint trees, with MuJoCo's passes per tree
+  together_ = clusters_.size() > 1 && m->neq == 0 && !HasBodyTransmission(m);
+  std::vector<char> seen;
+  size_t most = 0;
+  for (const Island& island : clusters_) {
+    most = std::max(most, island.dofs.size());
+    if (island.whole) {
+      together_ = false;
+      continue;
+    }
+    if (seen.empty()) seen.assign(island.tree.size(), 0);
+    for (size_t t = 0; t < island.tree.size(); t++) {
+      if (!island.tree[t]) continue;
+      if (seen[t]) together_ = false;
+      seen[t] = 1;
+    }
+  }
+  slots_ = static_cast<int>(2 * most);
+  entries_.resize(clusters_.size() * slots_);
+}
+
+// ProbeMemo's bookkeeping (impact.h)
+class ProbeMemoAccess {
+ public:
+  // the cluster serving the probes of an impact at qpos (data.main()'s time and mocap poses) on
+  // `island` with `impulse_set`, or −1
+  static int Cluster(ProbeMemo& memo, const mjModel* m, const mjData* centre, const Eigen::VectorXd& qpos,
+                     const Island& island, const std::vector<ContactId>& impulse_set) {
+    if (memo.qpos_.size() != qpos.size() || memo.qpos_ != qpos) return -1;
+    Eigen::VectorXd mocap(7 * m->nmocap);
+    mocap.head(3 * m->nmocap) = Eigen::Map<const Eigen::VectorXd>(centre->mocap_pos, 3 * m->nmocap);
+    mocap.tail(4 * m->nmocap) = Eigen::Map<const Eigen::VectorXd>(centre->mocap_quat, 4 * m->nmocap);
+    if (!memo.centred_) {
+      memo.centred_ = true;
+      memo.time_ = centre->time;
+      memo.mocap_ = mocap;
+    } else if (memo.time_ != centre->time || memo.mocap_ != mocap) {
+      return -1;
+    }
+    for (size_t c = 0; c < memo.clusters_.size(); c++) {
+      const Island& cluster = memo.clusters_[c];
+      bool inside = cluster.whole;
+      if (!inside && !island.whole) {
+        inside = true;
+        for (size_t t = 0; t < island.tree.size(); t++) inside &= !island.tree[t] || cluster.tree[t];
+      }
+      if (!inside) continue;
+      for (const ContactId& id : impulse_set) {
+        const std::vector<ContactId>& pairs = memo.pairs_[c];
+        if (id.feature >= 0 || std::none_of(pairs.begin(), pairs.end(), [&](const ContactId& p) { return p.SamePair(id); })) {
+          return -1;
+        }
+      }
+      return static_cast<int>(c);
+    }
+    return -1;
+  }
+
+  // the rows of impulse_set at the probe of `dof` (sign +1: q ⊕ ε e_dof, −1: q ⊖ ε e_dof) of
+  // cluster c, on `columns` (null: all), as SelectRows gives them (no restitution); leaves the
+  // probe's M in data.aux()->M and sets *passed when a pass ran on data.aux() (its sleep arrays
+  // then another island's). False, nothing read, when a contact let slip has a point with friction
+  // (its rows are not kept); NumericalError when a contact has no point there (as ModeConstraints).
+  static bool Rows(ProbeMemo& memo, const Model& model, Data& data, int c, int dof, int sign,
+                   const std::vector<ContactId>& impulse_set, const std::vector<int>* columns, SelectedRows& at,
+                   bool* passed) {
+    const mjModel* m = model.mj();
+    const std::vector<int>& dofs = memo.clusters_[c].dofs;
+    const int k = static_cast<int>(std::lower_bound(dofs.begin(), dofs.end(), dof) - dofs.begin());
+    const int slot = 2 * k + (sign > 0 ? 0 : 1);
+    ProbeMemo::Entry& e = memo.entries_[c * memo.slots_ + slot];
+    *passed = !e.made;
+    if (!e.made) Pass(memo, model, data, c, k, sign);
+    std::vector<int> match;
+    MatchContacts(impulse_set, e.points, match);
+    int nrow = static_cast<int>(e.equality.rows());
+    for (size_t j = 0; j < impulse_set.size(); j++) {
+      if (match[j] < 0) throw NumericalError("impact rows changed under a configuration difference");
+      const ContactPoint& p = e.points[match[j]];
+      if (impulse_set[j].frictionless && p.condim != 1) return false;
+      nrow += ContactRowCount(p);
+    }
+    memo.hits_++;
+    at.J.resize(nrow, columns ? static_cast<int>(columns->size()) : m->nv);
+    at.surface.resize(nrow);
+    at.restitution_rows.setZero(nrow);
+    at.normal_row.assign(impulse_set.size(), -1);
+    auto copy = [&](int to, const RowMatrix& from, int row, int count) {
+      if (columns) {
+        at.J.middleRows(to, count) = from.middleRows(row, count)(Eigen::all, *columns);
+      } else {
+        at.J.middleRows(to, count) = from.middleRows(row, count);
+      }
+    };
+    int r = 0;
+    for (size_t j = 0; j < impulse_set.size(); j++) {
+      const int i = match[j], count = ContactRowCount(e.points[i]);
+      copy(r, e.rows, e.row_of[i], count);
+      at.surface.segment(r, count) = e.surface.segment(e.row_of[i], count);
+      at.normal_row[j] = r;
+      r += count;
+    }
+    copy(r, e.equality, 0, static_cast<int>(e.equality.rows()));
+    at.surface.tail(e.equality.rows()).setZero();
+    mju_copy(data.aux()->M, e.M.data(), m->nC);
+    return true;
+  }
+
+  static void Unserved(ProbeMemo& memo) { memo.unserved_++; }
+
+ private:
+  // the pass of probe (k, sign): the k-th dof of cluster c's island moved (and of every cluster's
+  // when they are probed together) on data.aux(), whose time and mocap poses are the centre's
+  static void Pass(ProbeMemo& memo, const Model& model, Data& data, int c, int k, int sign) {
+    const mjModel* m = model.mj();
+    std::vector<int> moved;
+    for (int o = 0; o < static_cast<int>(memo.clusters_.size()); o++) {
+      if ((o == c || memo.together_) && k < static_cast<int>(memo.clusters_[o].dofs.size())) moved.push_back(o);
+    }
+    Eigen::VectorXd dq = Eigen::VectorXd::Zero(m->nv), q = memo.qpos_;
+    Island island = memo.clusters_[c];
+    std::vector<ContactId> pairs;
+    for (int o : moved) {
+      const Island& cluster = memo.clusters_[o];
+      dq(cluster.dofs[k]) = model.options().fd_step;
+      pairs.insert(pairs.end(), memo.pairs_[o].begin(), memo.pairs_[o].end());
+      if (o == c) continue;
+      for (size_t t = 0; t < island.tree.size(); t++) island.tree[t] |= cluster.tree[t];
+      island.dofs.insert(island.dofs.end(), cluster.dofs.begin(), cluster.dofs.end());
+    }
+    std::sort(island.dofs.begin(), island.dofs.end());
+    mj_integratePos(m, q.data(), dq.data(), sign > 0 ? 1.0 : -1.0);
+    mjData* d = data.aux();
+    const mjModel* passes = SleepOutside(model, d, island);
+    std::vector<ContactPoint> points;
+    EvaluatePositionForPairs(model, d, q.data(), pairs, points, /*inertia=*/false, passes);
+    mj_tendon(passes, d);  // M without its factorisation, as ConfigurationBlockByEquations' own probes
+    mj_makeM(passes, d);
+    memo.passes_++;
+    const int slot = 2 * k + (sign > 0 ? 0 : 1);
+    for (int o : moved) {
+      ProbeMemo::Entry& e = memo.entries_[o * memo.slots_ + slot];
+      const std::vector<ContactId>& own = memo.pairs_[o];
+      e.points.clear();
+      for (const ContactPoint& p : points) {
+        if (std::any_of(own.begin(), own.end(), [&](const ContactId& id) { return id.SamePair(p.id); })) {
+          e.points.push_back(p);
+        }
+      }
+      e.row_of.resize(e.points.size());
+      int nrow = 0;
+      for (size_t i = 0; i < e.points.size(); i++) {
+        e.row_of[i] = nrow;
+        nrow += ContactRowCount(e.points[i]);
+      }
+      e.rows.resize(nrow, m->nv);
+      e.surface.resize(nrow);
+      for (size_t i = 0; i < e.points.size(); i++) {
+        const int count = ContactRowCount(e.points[i]);
+        ContactRows(model, d, e.points[i], e.rows.middleRows(e.row_of[i], count), data.work());
+        e.surface.segment(e.row_of[i], count) = SurfaceVelocity(model, d, e.points[i]);
+      }
+      EqualityRows(model, d, e.equality);
+      e.M = Eigen::Map<const Eigen::VectorXd>(d->M, m->nC);
+      e.made = true;
+    }
+  }
+};
+
+namespace {
+
 // ∂v⁺/∂q on `dofs` (|dofs|², as above), from the impact's equations differentiated at the centre, S fixed:
 //   M (v⁺ − v⁻) = Jᵀ Λ,   J v⁺ + b = −E (J v⁻ + b)          (E: the centre's applied restitution)
 // give, along a configuration direction (D: the derivative of M(q), J(q), b(q) alone),
@@ -141,7 +329,7 @@ void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const Restit
 bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& x_minus,
                                    const std::vector<ContactId>& impulse_set, const SelectedRows& sel,
                                    const RowMatrix& JMinv, const PsdSolver& solver, const Island& island,
-                                   Eigen::MatrixXd& dv_dq) {
+                                   ProbeMemo* probes, Eigen::MatrixXd& dv_dq) {
   const std::vector<int>& dofs = island.dofs;
   const mjModel* m = model.mj();
   const int nv = m->nv;
@@ -170,6 +358,8 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   mju_copy(d->mocap_pos, centre->mocap_pos, 3 * m->nmocap);
   mju_copy(d->mocap_quat, centre->mocap_quat, 4 * m->nmocap);
   d->time = centre->time;
+  // the moment's shared probes (ProbeMemo), when they serve this impact
+  const int cluster = probes ? ProbeMemoAccess::Cluster(*probes, m, centre, x_minus.qpos, island, impulse_set) : -1;
   const std::vector<double> no_restitution(impulse_set.size(), 0.0);
   const std::vector<bool> every(impulse_set.size(), true);
   std::vector<ContactPoint> points;
@@ -182,12 +372,20 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   const Eigen::VectorXd v_minus_island = columns ? Eigen::VectorXd(v_minus(dofs)) : v_minus;
   // [Jᵀ Λ − M Δv ; J (v⁺ + E v⁻) + (1 + E) b] at qpos, the first block on the island's dofs (J and
   // M Δv are 0 off them): the products cost the island's columns, not nv
-  auto products = [&](const Eigen::VectorXd& qpos, Eigen::VectorXd& out) {
-    EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points, /*inertia=*/false, passes);
-    mj_tendon(passes, d);  // M without its factorisation (made again when the pass was the full one)
-    mj_makeM(passes, d);
-    ModeConstraints(model, d, impulse_set, points, all, data.work());
-    const SelectedRows at = SelectRows(model, d, all, no_restitution, every, columns);
+  // (the probe of dof `dof` on side `sign`, at qpos: from the memo, or a pass of its own)
+  SelectedRows at;
+  auto products = [&](const Eigen::VectorXd& qpos, int dof, int sign, Eigen::VectorXd& out) {
+    bool passed = false;
+    if (cluster >= 0 && ProbeMemoAccess::Rows(*probes, model, data, cluster, dof, sign, impulse_set, columns, at, &passed)) {
+      if (passed) passes = SleepOutside(model, d, island);  // the memo's pass left its own island asleep
+    } else {
+      if (probes) ProbeMemoAccess::Unserved(*probes);
+      EvaluatePositionForPairs(model, d, qpos.data(), impulse_set, points, /*inertia=*/false, passes);
+      mj_tendon(passes, d);  // M without its factorisation (made again when the pass was the full one)
+      mj_makeM(passes, d);
+      ModeConstraints(model, d, impulse_set, points, all, data.work());
+      at = SelectRows(model, d, all, no_restitution, every, columns);
+    }
     if (at.J.rows() != nrow) throw NumericalError("impact rows changed under a configuration difference");
     Mdv.setZero();
     mj_mulM(passes, d, Mdv.data(), dv.data());
@@ -213,8 +411,8 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
     mj_integratePos(m, qp.data(), dq.data(), 1.0);
     mj_integratePos(m, qm.data(), dq.data(), -1.0);
     try {
-      products(qp, plus);
-      products(qm, minus);
+      products(qp, dofs[c], 1, plus);
+      products(qm, dofs[c], -1, minus);
     } catch (const NumericalError&) {
       return false;  // the impact's rows changed under the difference: the impact maps decide
     }
@@ -463,7 +661,7 @@ ResetJacobian ResetJacobian::NoReset(int nv, int na) {
 
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set,
-                                  ConfigurationBlockMethod method) {
+                                  ConfigurationBlockMethod method, ProbeMemo* probes) {
   const mjModel* m = model.mj();
   const int nv = m->nv;
   mjData* d = data.main();
@@ -509,7 +707,8 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
   out.dv_dq.setZero(k, k);
   if (nrow > 0 && !dofs.empty()) {
     if (method != ConfigurationBlockMethod::kEquations ||
-        !ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, island, out.dv_dq)) {
+        !ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, island, probes,
+                                       out.dv_dq)) {
       out.dv_dq_method = ConfigurationBlockMethod::kImpactMaps;
       ConfigurationBlockByImpactMaps(model, data, restitution, x_minus, impulse_set, solver.method(), dofs, out.dv_dq);
     }

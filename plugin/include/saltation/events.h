@@ -99,11 +99,12 @@ class FieldMemo {
 // pulling); DΔ, F⁻, F⁺, ∇g = (J_n, 0) and Ξ. complete = false leaves out DΔ's configuration
 // block and F⁺ (most of the cost). `fields` (optional): F⁻ and F⁺ are taken from it, and the
 // mode evaluations that give them are kept in it; the result is the same as without (a complete
-// event without one keeps its own: F⁺ is its release check's last evaluation).
+// event without one keeps its own: F⁺ is its release check's last evaluation). `probes` (optional,
+// ProbeMemo, impact.h): DΔ's probe passes shared with the other events of x's moment, the same bits.
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
-                          bool complete = true, FieldMemo* fields = nullptr);
+                          bool complete = true, FieldMemo* fields = nullptr, ProbeMemo* probes = nullptr);
 
 // Release of contact k of the mode at x (its normal force reached zero): a sticking contact that
 // still presses when let slip becomes frictionless (kind kSlip), otherwise it leaves the mode
@@ -143,9 +144,10 @@ int JoiningContacts(const mjModel* m, const RigidEvent& ev);
 // engine hook's release of a ball at a box edge, where λ_n jumps) takes the boundary as its guard
 // and F⁻ on the feature it leaves, as FeatureEvent does, and records feature_before/after; `restitution`
 // (the table the event was made with) and data's inputs (ctrl, applied forces) must be those of
-// the event. No-op when the event is complete. `fields` (optional, FieldMemo): F⁺ from it.
+// the event. No-op when the event is complete. `fields` (optional, FieldMemo): F⁺ from it;
+// `probes` (optional, ProbeMemo): DΔ's probe passes.
 void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev,
-                   FieldMemo* fields = nullptr);
+                   FieldMemo* fields = nullptr, ProbeMemo* probes = nullptr);
 
 // Removes from the mode every contact whose normal force at x is below −force_tol (a sticking
 // one is first let slip), most negative first; returns those removed and reports the rank.

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "saltation/contacts.h"
+#include "saltation/islands.h"
 #include "saltation/mode_dynamics.h"
 #include "saltation/model.h"
 #include "saltation/restitution.h"
@@ -82,6 +83,56 @@ Eigen::VectorXd ImpactVelocity(const Model& model, Data& data, const Restitution
 // (this block is never dropped: it carries how the impact direction turns with the configuration
 // and is essential for articulated robots). Writes data.main() and data.aux().
 enum class ConfigurationBlockMethod { kEquations, kImpactMaps };
+
+// kEquations' probe passes shared by the impacts of one moment (issue 15: a simultaneous group's
+// members in both orderings). Every event of the moment has its configuration qpos (an impact moves
+// velocities only), so their ∂v⁺/∂q probe the same configurations q ⊕ ±ε eᵢ, and what a probe
+// reads there — the points of the contacts' geom pairs, each point's rows and surface velocity
+// (ContactRows, SurfaceVelocity), the equality rows and M — depends on the configuration alone,
+// not on the event's velocities, impulse set or mode. The memo makes one pass per probe for every
+// pair of a cluster (the contacts given with its island) and answers each event's probe from it:
+// its contacts matched to the points (MatchContacts, as ModeConstraints does), their rows gathered.
+// Clusters on disjoint trees are probed together (a pass moves the k-th dof of every cluster's
+// island: MuJoCo's passes are per tree, so each cluster reads the bits of its own probe) unless the
+// model has equality rows or body transmissions (their position stage is the whole model's).
+// Served: an impact at qpos, the centre's time and mocap poses (those of the first impact served),
+// on trees of one cluster, its contacts on the cluster's pairs, none on a held feature nor let slip
+// on a point with friction; any other probe is made as without a memo (counted in unserved()).
+// The answers are the bits of ImpactResetJacobian without a memo (tests/simultaneous_test.cc).
+// Written by ImpactResetJacobian; reads the model.
+class ProbeMemo {
+ public:
+  // clusters: the islands of the moment's events (IslandOf), each with the contacts whose geom
+  // pairs its impulse sets may hold (a mode's and a group's)
+  ProbeMemo(const Model& model, const Eigen::VectorXd& qpos, std::vector<Island> clusters,
+            const std::vector<ContactId>& contacts);
+  int passes() const { return passes_; }      // position passes made
+  int hits() const { return hits_; }          // probes answered from them
+  int unserved() const { return unserved_; }  // probes made as without a memo
+
+ private:
+  friend class ProbeMemoAccess;  // impact.cc
+  struct Entry {                 // one cluster at one probe
+    bool made = false;
+    std::vector<ContactPoint> points;  // the cluster's pairs' points
+    std::vector<int> row_of;           // each point's first row in `rows`
+    RowMatrix rows;                    // every point's rows (ContactRows), nv columns
+    Eigen::VectorXd surface;           // every point's SurfaceVelocity, as `rows`
+    RowMatrix equality;                // EqualityRows
+    Eigen::VectorXd M;                 // MuJoCo's sparse M (d->M)
+  };
+  Eigen::VectorXd qpos_;
+  bool centred_ = false;               // time_ and mocap_ taken
+  double time_ = 0;
+  Eigen::VectorXd mocap_;
+  std::vector<Island> clusters_;
+  std::vector<std::vector<ContactId>> pairs_;  // per cluster: one contact per geom pair
+  bool together_ = false;                      // clusters probed in the same passes
+  std::vector<Entry> entries_;                 // (cluster, 2·k + sign) → cluster · slots_ + slot
+  int slots_ = 0;
+  int passes_ = 0, hits_ = 0, unserved_ = 0;
+};
+
 struct ResetJacobian {
   // The velocity blocks ∂v⁺/∂q and ∂v⁺/∂v⁻. Restricted (Restricted()): only the rows and columns
   // `dofs` are stored (|dofs| × |dofs|, block index a being dof dofs[a]; the rest is 0 and I
@@ -113,9 +164,11 @@ struct ResetJacobian {
   Eigen::MatrixXd DvDqDense() const;
   Eigen::MatrixXd DvDvDense() const;
 };
+// probes (optional, ProbeMemo): kEquations' probe passes shared with the moment's other impacts.
 ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const RestitutionTable& restitution,
                                   const State& x_minus, const std::vector<ContactId>& impulse_set,
-                                  ConfigurationBlockMethod method = ConfigurationBlockMethod::kEquations);
+                                  ConfigurationBlockMethod method = ConfigurationBlockMethod::kEquations,
+                                  ProbeMemo* probes = nullptr);
 
 // D_tΔ of an impact on a moving surface: ∂v⁺/∂t at fixed x⁻ (nv), by central differences in time
 // (step Options::fd_step) of ImpactVelocity with the mocap bodies moved by Options::mocap_motion;
