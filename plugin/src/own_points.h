@@ -61,13 +61,16 @@
 //     (inside: minus the depth below the least deep face), along the face's normal;
 //   - each pair of edges, one per box, whose lines' common perpendicular meets both open edges:
 //     the signed distance of the lines along n = ±(e1 × e2)/|e1 × e2|, taken outward from box 2's
-//     edge, listed while n lies in box 2's edge's normal cone and −n in box 1's up to 1e-2 (the
+//     edge, listed while n lies in box 2's edge's normal cone and −n in box 1's up to 0.1 (the
 //     sine of the angle into a face) and box 1's centre lies on n's side of box 2's. Within the
 //     cones that is the boxes' own distance (an edge across an edge); just outside them it is the
 //     height of one box's edge over the other's rim, the corner of a face-on-face support where
 //     the two faces lie flat, whatever their tilt by round-off; further out the lines' distance
 //     falls below the boxes' (an edge's line passing into the other box through a face). Edges
-//     closer to parallel than 1e-12 in 1 − cos² are left to the vertices.
+//     closer to parallel than 1e-12 in 1 − cos² are left to the vertices. A negative distance
+//     is kept only where it is no deeper than the boxes' overlap along every face normal (the
+//     face axes of the separating-axis test): else the lines pass each other beside two faces
+//     lying on one another.
 // Together these are the corners of the support polygon of two faces lying flat on each other, and
 // the single points of a vertex on a face and of an edge across an edge. Not represented: a vertex
 // against an edge or a vertex (measure zero as first touch; a vertex leaving a face past its rim
