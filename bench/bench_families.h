@@ -11,6 +11,9 @@
 //                            body shifted by a few cm so the layers land on one another off centre
 //                            and no two touchdowns coincide: islands that merge as the pile settles
 //                            (n = 200 is issue 17's 200-body pile, nv = 6n); restitution 0.3
+//   BoxPile(n)               Pile(n)'s layout with boxes only: the box-on-box landings (faces lying
+//                            flat on faces, turned alike, offset by a few cm) that stopped the rigid
+//                            reference before the box–box points were our own
 //   Stool(feet)              a free body, a seat (cylinder, mass 1, off its centre) on `feet` sphere
 //                            feet (radius 0.03, mass 0.1 + 0.2·k, 0.2 m from its axis at angle
 //                            2πk/feet + 0.3), level 0.27 m above the floor: every foot lands at
@@ -57,11 +60,12 @@ inline std::string HumanoidWithObjects(std::string humanoid_xml, int n) {
   return humanoid_xml;
 }
 
-inline std::string Pile(int n) {
-  if (n < 1) throw std::invalid_argument("Pile: n must be at least 1");
+// the pile's layout with the bodies in turn from `kinds` (0 sphere, 1 capsule, 2 box)
+inline std::string PileOf(int n, const std::string& name, const std::string& kinds) {
+  if (n < 1) throw std::invalid_argument(name + ": n must be at least 1");
   const int per_layer = (n + 3) / 4;
   const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(per_layer))));
-  std::string xml = R"(<mujoco model="pile">
+  std::string xml = "<mujoco model=\"" + name + "\">" + R"(
   <option timestep="0.002"/>
   <custom><numeric name="saltation_restitution" data="0.3"/></custom>
   <worldbody>
@@ -76,10 +80,13 @@ inline std::string Pile(int n) {
     const double y = 0.3 * (cell / columns) + 0.029 * layer + 0.0013 * (i % 5);
     const double z = 0.2 + 0.3 * layer + 0.0007 * cell;
     xml += "    <body name=\"b" + std::to_string(i) + "\" pos=\"" + std::to_string(x) + " " + std::to_string(y) + " " +
-           std::to_string(z) + "\"><freejoint/>" + kGeoms[i % 3] + "</body>\n";
+           std::to_string(z) + "\"><freejoint/>" + kGeoms[kinds[i % kinds.size()] - '0'] + "</body>\n";
   }
   return xml + "  </worldbody>\n</mujoco>\n";
 }
+
+inline std::string Pile(int n) { return PileOf(n, "pile", "012"); }
+inline std::string BoxPile(int n) { return PileOf(n, "box_pile", "2"); }
 
 inline std::string Stool(int feet) {
   if (feet < 1) throw std::invalid_argument("Stool: feet must be at least 1");

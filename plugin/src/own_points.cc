@@ -5,7 +5,7 @@ namespace saltation {
 
 bool HasOwnPoints(const mjModel* m, int g1, int g2) {
   return OwnHeightFieldPoints(m, g1, g2) || OwnPlaneMeshPoints(m, g1, g2) ||
-         OwnCapsuleBoxPoints(m, g1, g2);
+         OwnCapsuleBoxPoints(m, g1, g2) || OwnBoxBoxPoints(m, g1, g2);
 }
 
 void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out) {
@@ -13,6 +13,7 @@ void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, s
   HeightFieldPoints(m, d, g1, g2, band, out);
   PlaneMeshPoints(m, d, g1, g2, band, out);
   CapsuleBoxPoints(m, d, g1, g2, band, out);
+  BoxBoxPoints(m, d, g1, g2, band, out);
 }
 
 }  // namespace saltation
