@@ -6,6 +6,9 @@
 //                      contacts) and its transition I + dt·J; MuJoCo: mjd_transitionFD, forward
 //                      differences, eps 1e-6, A only. Counter ratio_rigid_to_transitionFD; the
 //                      central-difference twin ModeVectorFieldJacobianFD for reference.
+//   EvaluateMode/humanoid  one mode evaluation (EvaluateMode: qacc, forces, its J̇v bias) at the
+//                      same state, against one mj_forward on a copy. Counters evaluate_ms,
+//                      forward_ms, evaluate_in_forwards.
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -53,6 +56,36 @@ void PhiRigid(benchmark::State& state, const std::string& name, int settle_steps
   state.counters["ratio_twin_to_transitionFD"] = t_twin / t_fd;
 }
 
+void EvaluateModeCost(benchmark::State& state, const std::string& name, int settle_steps) {
+  saltation::ModelPtr m = LoadNamed(name);
+  saltation::Hook hook(m.get());
+  saltation::DataPtr d(mj_makeData(m.get()));
+  ResetToStart(m.get(), d.get());
+  for (int k = 0; k < settle_steps; k++) hook.Step(d.get());
+  saltation::Model model(m.get());
+  saltation::Data data(model);
+  const saltation::State x = saltation::StateFromData(m.get(), d.get());
+  const saltation::Mode mode = hook.mode();
+  saltation::DataPtr fwd(mj_makeData(m.get()));
+  mj_copyData(fwd.get(), m.get(), d.get());
+  double t_mode = 0, t_forward = 0;
+  for (auto _ : state) {
+    const double t0 = ThreadCpuSeconds();
+    const saltation::ModeDynamics dyn = saltation::EvaluateMode(model, data, x, mode);
+    benchmark::DoNotOptimize(dyn.qacc.data());
+    const double t1 = ThreadCpuSeconds();
+    mj_forward(m.get(), fwd.get());
+    benchmark::DoNotOptimize(fwd->qacc);
+    const double t2 = ThreadCpuSeconds();
+    t_mode += t1 - t0;
+    t_forward += t2 - t1;
+  }
+  state.counters["mode_contacts"] = static_cast<double>(mode.contacts.size());
+  state.counters["evaluate_ms"] = 1e3 * t_mode / state.iterations();
+  state.counters["forward_ms"] = 1e3 * t_forward / state.iterations();
+  state.counters["evaluate_in_forwards"] = t_mode / t_forward;
+}
+
 }  // namespace
 
 void RegisterPhi() {
@@ -60,6 +93,10 @@ void RegisterPhi() {
   benchmark::RegisterBenchmark("PhiRigid/humanoid", [=](benchmark::State& s) { PhiRigid(s, "humanoid", settle); })
       ->Unit(benchmark::kMillisecond)
       ->Iterations(Pick(20, 2));
+  benchmark::RegisterBenchmark("EvaluateMode/humanoid",
+                               [=](benchmark::State& s) { EvaluateModeCost(s, "humanoid", settle); })
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(Pick(500, 20));
 }
 
 }  // namespace bench

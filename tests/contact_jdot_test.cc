@@ -1,9 +1,11 @@
 // The closed-form J̇ of a sphere's or a capsule end's contact on a plane (contact_jdot.h) against
 // (1) the closed form of a capsule rocking on its cap through vertical, where MuJoCo's first
-// tangent flips, and (2) its finite-difference twin, the five-point stencil ConstraintBias, on a
-// ball and a rod lying on a tilted table (MuJoCo allows planes only on static bodies), with
-// penetration, slip and spin, the rod's axis near the table's normal (the frame flips) and away.
-// (3) The mode vector field's Jacobian, which takes its J̇ from the closed form on these pairs,
+// tangent flips, and (2) its finite-difference twin, a five-point stencil of the world relative
+// velocity, and ConstraintBias (which takes these rows from it), on a ball and a rod lying on a
+// tilted table (MuJoCo allows planes only on static bodies), with penetration, slip and spin, the
+// rod's axis near the table's normal (the frame flips) and away.
+// (3) ConstraintBias per contact in a mode mixing it with a box's contact and a connect equality.
+// (4) The mode vector field's Jacobian, which takes its J̇ from the closed form on these pairs,
 // against its central-difference twin on the table.
 #include <cmath>
 #include <cstdio>
@@ -171,7 +173,7 @@ TEST_F(ContactJdotTest, BallAndRodOnATiltingTableMatchTheStencil) {
   Model model(m.get());
   Data data(model);
   std::mt19937 rng(7);
-  double worst = 0, worst_stencil_away = 0, worst_stencil_near = 0;
+  double worst = 0, worst_bias = 0;
   int cases = 0;
   for (int repeat = 0; repeat < 3; repeat++) {
     for (double lean : {-2e-4, 0.0, 3e-5, 0.6, 1.5707963267948966}) {
@@ -181,23 +183,84 @@ TEST_F(ContactJdotTest, BallAndRodOnATiltingTableMatchTheStencil) {
         ASSERT_GE(points.size(), 2u) << "lean " << lean;
         const Eigen::VectorXd closed = ClosedFormBias(model, data.main(), points, x.qvel);
         const Eigen::VectorXd twin = WorldStencil(model, data, x, points);
-        const Eigen::VectorXd stencil = ConstraintBias(model, data, x, Ids(points));
+        // ConstraintBias takes these pairs' rows from the closed form (no stencil)
+        const Eigen::VectorXd bias = ConstraintBias(model, data, x, Ids(points));
         const double scale = twin.cwiseAbs().maxCoeff();
-        const double err = (closed - twin).cwiseAbs().maxCoeff() / scale;
-        const double err_stencil = (closed - stencil).cwiseAbs().maxCoeff() / scale;
-        worst = std::max(worst, err);
-        double& near_or_away = std::abs(lean) < 1e-3 ? worst_stencil_near : worst_stencil_away;
-        near_or_away = std::max(near_or_away, err_stencil);
+        worst = std::max(worst, (closed - twin).cwiseAbs().maxCoeff() / scale);
+        worst_bias = std::max(worst_bias, (bias - twin).cwiseAbs().maxCoeff() / scale);
         cases++;
       }
     }
   }
-  std::printf("[ closed-form J̇ ] ball and rod on a tilted table, %d states: %.1e relative to the world-velocity "
-              "stencil; ConstraintBias's stencil %.1e away from the normal, %.1e within 1e-3 rad of it\n",
-              cases, worst, worst_stencil_away, worst_stencil_near);
-  EXPECT_LT(worst, 1e-11);              // measured 3.8e-12 (round-off of the stencil's 1/h)
-  EXPECT_LT(worst_stencil_away, 1e-11);  // measured 3.1e-12; near the normal 5.2e-8: the stencil's frames
-                                         // there are built from the axis' tiny projection
+  std::printf("[ closed-form J̇ ] ball and rod on a tilted table, %d states: ContactJdot %.1e, ConstraintBias %.1e "
+              "relative to the world-velocity stencil\n",
+              cases, worst, worst_bias);
+  EXPECT_LT(worst, 1e-11);       // measured 3.8e-12 (round-off of the stencil's 1/h)
+  EXPECT_LT(worst_bias, 1e-11);  // measured 3.8e-12; with the five-point stencil it was 5.2e-8 within
+                                 // 1e-3 rad of the normal (frames built from the axis' tiny projection)
+}
+
+// Per contact: in one mode, a ball on the floor (closed form), a box on the floor (stencil) and a
+// connect equality (stencil, its translational rows by mj_jacDot) each keep the bias they have
+// alone: the closed-form rows are ContactJdot's, the others ConstraintBias's without the ball.
+const char* kMixed = R"(
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1" condim="3"/>
+    <body name="ball" pos="0 0 0.05">
+      <freejoint/>
+      <geom name="ball" type="sphere" size="0.05" mass="0.5" condim="3"/>
+    </body>
+    <body name="box" pos="0.5 0 0.1">
+      <freejoint/>
+      <geom name="box" type="box" size="0.1 0.1 0.1" mass="1" condim="3"/>
+      <body name="arm" pos="0 0 0.3">
+        <joint name="swing" type="hinge" axis="0 1 0"/>
+        <geom name="arm" type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.2" contype="0" conaffinity="0"/>
+      </body>
+    </body>
+    <body name="bob" pos="0.7 0 0.4">
+      <freejoint/>
+      <geom name="bob" type="sphere" size="0.03" mass="0.1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <equality>
+    <connect body1="arm" body2="bob" anchor="0.2 0 0"/>
+  </equality>
+</mujoco>)";
+
+TEST_F(ContactJdotTest, MixedModeTakesTheClosedFormPerContact) {
+  ModelPtr m = LoadModelFromString(kMixed);
+  Model model(m.get());
+  Data data(model);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  State x;
+  x.qpos = Eigen::Map<const Eigen::VectorXd>(m->qpos0, m->nq);
+  x.qpos(2) = 0.05 - 1e-4;  // the ball and the box just into the floor
+  x.qpos(9) = 0.1 - 1e-4;
+  x.qvel.resize(m->nv);
+  for (int i = 0; i < m->nv; i++) x.qvel(i) = u(rng);
+  x.act.resize(0);
+  const std::vector<ContactPoint> points = PointsAt(model, data.main(), x);
+  std::vector<ContactPoint> ball, box;
+  for (const ContactPoint& p : points) (m->geom_type[p.id.geom2] == mjGEOM_SPHERE ? ball : box).push_back(p);
+  ASSERT_EQ(ball.size(), 1u);
+  ASSERT_GE(box.size(), 1u);
+  const Eigen::VectorXd closed = ClosedFormBias(model, data.main(), ball, x.qvel);
+  const Eigen::VectorXd without_ball = ConstraintBias(model, data, x, Ids(box));
+  std::vector<ContactPoint> all = ball;
+  all.insert(all.end(), box.begin(), box.end());
+  const Eigen::VectorXd bias = ConstraintBias(model, data, x, Ids(all));
+  ASSERT_EQ(bias.size(), closed.size() + without_ball.size());
+  const double scale = bias.cwiseAbs().maxCoeff();
+  const double err_ball = (bias.head(closed.size()) - closed).cwiseAbs().maxCoeff() / scale;
+  const double err_rest = (bias.tail(without_ball.size()) - without_ball).cwiseAbs().maxCoeff() / scale;
+  std::printf("[ closed-form J̇ ] mixed mode (%zu box points, connect): ball rows %.1e, others %.1e\n", box.size(),
+              err_ball, err_rest);
+  EXPECT_GT(without_ball.tail(3).cwiseAbs().maxCoeff(), 1e-3) << "the connect's bias must not be trivially zero";
+  EXPECT_LT(err_ball, 1e-15);
+  EXPECT_LT(err_rest, 1e-15);
 }
 
 TEST_F(ContactJdotTest, VectorFieldJacobianOnTheTableMatchesItsTwin) {

@@ -50,7 +50,7 @@ bool HasContactJdot(const mjModel* m, const ContactId& id) {
 
 bool ContactJdot(const mjModel* m, const mjData* d, const ContactPoint& p, const double* qvel,
                  Eigen::Ref<RowMatrix> rows) {
-  Vec3 s;
+  Vec3 s = Vec3::Zero();
   double dist = 0;
   if (!SphereCentre(m, d, p, s, dist)) return false;
   const int nv = m->nv;

@@ -217,48 +217,88 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
                                const std::vector<ContactId>& contacts, const ConstraintSet* centre,
                                const Island* island) {
   const mjModel* m = model.mj();
+  mjData* aux = data.aux();
   const double h = model.options().jdot_step;
   // the stencil's passes on the island's trees alone (model.mj() when there is none)
-  const mjModel* passes = island ? SleepOutside(model, data.aux(), *island) : m;
+  const mjModel* passes = island ? SleepOutside(model, aux, *island) : m;
+  if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data, x.qpos, contacts, passes).rows());
   // a contact with geometric features is differentiated on the centre's feature, extended: the
   // stencil must not look past an edge (contact_features.h)
-  std::vector<ContactId> fixed;
-  const std::vector<ContactId>* rows_of = &contacts;
+  std::vector<ContactId> fixed = contacts;
   if (NeedsFeatures(m, contacts)) {
-    mju_copy(data.aux()->qpos, x.qpos.data(), m->nq);
-    mj_kinematics(passes, data.aux());
-    fixed = WithFeatures(m, data.aux(), contacts);
-    rows_of = &fixed;
+    mju_copy(aux->qpos, x.qpos.data(), m->nq);
+    mj_kinematics(passes, aux);
+    fixed = WithFeatures(m, aux, contacts);
   }
-  // f(s) = (J(q ⊕ s v) v, J_rel(q ⊕ s v) v): the rows as MuJoCo frames them and frame-free
+  ConstraintSet own;
+  if (!centre) {
+    own = SetAt(model, data, x.qpos, contacts, passes);
+    centre = &own;
+  }
+  Eigen::VectorXd bias = Eigen::VectorXd::Zero(centre->J.rows());
+
+  // the contacts with a closed form (contact_jdot.h) take it: aux at x's kinematics and velocity
+  std::vector<int> rest;  // the others, by index in `contacts`
+  bool any_closed = false;
+  for (size_t k = 0; k < fixed.size() && !any_closed; k++) any_closed = HasContactJdot(m, fixed[k]);
+  if (any_closed) {
+    mju_copy(aux->qpos, x.qpos.data(), m->nq);
+    mju_copy(aux->qvel, x.qvel.data(), m->nv);
+    mj_kinematics(passes, aux);
+    mj_comPos(passes, aux);
+    mj_comVel(passes, aux);
+  }
+  RowMatrix& jdot = data.work().jac1;
+  for (size_t k = 0; k < fixed.size(); k++) {
+    const ContactPoint& p = centre->points[k];
+    const int rows = ContactRowCount(p);
+    jdot.resize(rows, m->nv);
+    if (HasContactJdot(m, fixed[k]) && ContactJdot(m, aux, p, x.qvel.data(), jdot)) {
+      bias.segment(centre->normal_row[k], rows) = jdot * x.qvel;
+    } else {
+      rest.push_back(static_cast<int>(k));
+    }
+  }
+  const int nequality = static_cast<int>(centre->J.rows()) - centre->ncontact_rows;
+  if (rest.empty() && nequality == 0) return bias;
+
+  // the others by a five-point stencil, error O(h⁴), of
+  // f(s) = (J(q ⊕ s v) v, J_rel(q ⊕ s v) v): their rows as MuJoCo frames them and frame-free
+  std::vector<ContactId> stencil_contacts;
+  ConstraintSet sub;  // the centre's points of those contacts, in the stencil's row layout
+  int nrow = 0;
+  for (int k : rest) {
+    stencil_contacts.push_back(fixed[k]);
+    sub.points.push_back(centre->points[k]);
+    sub.normal_row.push_back(nrow);
+    nrow += ContactRowCount(centre->points[k]);
+  }
   bool three = false;  // a three-row contact (tangent rows) at some stencil point
   auto f = [&](double s) {
     Eigen::VectorXd q = x.qpos;
     mj_integratePos(m, q.data(), x.qvel.data(), s);
-    const ConstraintSet set = SetAt(model, data, q, *rows_of, passes);
+    const ConstraintSet set = SetAt(model, data, q, stencil_contacts, passes);
     three = three || HasThreeRowContact(set);
     Eigen::MatrixXd y(set.J.rows(), 2);
     y.col(0) = set.J * x.qvel;
     y.col(1) = FrameFree(set) * x.qvel;
     return y;
   };
-  if (x.qvel.squaredNorm() == 0) return Eigen::VectorXd::Zero(RowsAt(model, data, x.qpos, contacts, passes).rows());
-  // five-point stencil, error O(h⁴), for the rows whose J̇ MuJoCo does not give
   const Eigen::MatrixXd both = (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
-  Eigen::VectorXd bias = both.col(0);
+  Eigen::VectorXd stencil = both.col(0);
   if (three) {
-    ConstraintSet own;
-    if (!centre) {
-      own = SetAt(model, data, x.qpos, contacts, passes);
-      centre = &own;
-    }
-    bias = both.col(1);
+    stencil = both.col(1);
     const Eigen::VectorXd normal = both.col(0);
-    ToCentreFrame(*centre, normal, bias);
+    ToCentreFrame(sub, normal, stencil);
   }
+  for (size_t j = 0; j < rest.size(); j++) {
+    const int rows = ContactRowCount(sub.points[j]);
+    bias.segment(centre->normal_row[rest[j]], rows) = stencil.segment(sub.normal_row[j], rows);
+  }
+  bias.tail(nequality) = stencil.tail(nequality);
   if (HasAnchoredEquality(m)) {
-    EvaluatePosition(model, data.aux(), x.qpos.data());
-    ExactAnchorBias(m, data.aux(), x, bias, data.work());
+    EvaluatePosition(model, aux, x.qpos.data());
+    ExactAnchorBias(m, aux, x, bias, data.work());
   }
   return bias;
 }

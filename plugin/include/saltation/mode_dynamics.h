@@ -71,13 +71,19 @@ void ApplyControlLaw(const Model& model, Data& data, const State& x);
 Eigen::VectorXd SurfaceVelocity(const Model& model, const mjData* d, const ContactPoint& p);
 
 // J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux() and data.work().
+// Per contact: a pair with a closed form (contact_jdot.h: a sphere or a capsule end on a plane)
+// takes it, at x alone (kinematics and mj_comVel on data.aux(), no position pass per stencil
+// point); the other contacts and the equality rows by a five-point stencil of their rows along
+// q ⊕ s·v (the translational rows of connect and weld equalities then exactly by mj_jacDot). With
+// every contact closed-form and no equality rows, no stencil runs.
 // A contact's tangent rows are differentiated in the frame of the centre (x's configuration) held
 // fixed over the stencil: the stencil differentiates the point's world relative velocity
 // frame(s)ᵀ(J(s)v) and projects it on the centre's tangents, so the bias does not depend on how
 // MuJoCo picks the tangent basis at the stencil's points (a capsule's first tangent, the axis
 // projected on the plane, changes sign as the capsule passes vertical). For a sticking contact
 // (relative velocity zero) this is the exact relative acceleration bias in any frame; the normal
-// row keeps n(s)ᵀ J_rel(s) v (the normal is geometric: its turning carries the centripetal term).
+// row keeps n(s)ᵀ J_rel(s) v (the normal is geometric: its turning carries the centripetal term);
+// the closed form is the same derivative, without the stencil's truncation.
 // centre: the rows at x's configuration if the caller has them (else they are evaluated).
 // island (optional, holding the contacts' trees): MuJoCo's passes of the stencil run on its trees
 // alone, the others asleep in data.aux() (island_passes.h); the bias is the same.
