@@ -10,12 +10,13 @@
 #include "saltation/guards.h"
 #include "saltation/impact.h"
 #include "saltation/islands.h"
+#include "test_models.h"
 #include "test_util.h"
 
 namespace saltation::testing {
 namespace {
 
-// A one-legged robot (free trunk, knee hinge, sphere foot of radius 0.03) landing on a mocap pad,
+// A one-legged robot (kOneLeggedRobot, test_models.h) landing on a mocap pad,
 // a static step (a body welded to the world), the floor; `other`: a second robot, a free ball
 // flying over the step (its dofs after the leg's)
 std::string Scene(bool other) {
@@ -28,15 +29,8 @@ std::string Scene(bool other) {
     <site name="mark" pos="1 2 0.5" quat="0.9 0.1 0.2 0.3"/>
     <body name="step" pos="3 0 0.05" euler="0 0 20"><geom name="step" type="box" size="0.3 0.3 0.05"/></body>
     <body name="pad" mocap="true" pos="0 0 -1"><geom name="pad" type="box" size="0.2 0.2 0.02"/></body>
-    <body name="trunk" pos="0 0 1">
-      <freejoint/>
-      <geom name="trunk" type="box" size="0.1 0.05 0.05" mass="2"/>
-      <body name="shin" pos="0.1 0 -0.05">
-        <joint name="knee" type="hinge" axis="0 1 0" damping="0.1"/>
-        <geom name="shin" type="capsule" fromto="0 0 0 0.05 0 -0.17" size="0.02" mass="0.3" contype="0" conaffinity="0"/>
-        <geom name="foot" type="sphere" pos="0.05 0 -0.2" size="0.03" mass="0.1"/>
-      </body>
-    </body>)";
+)";
+  xml += kOneLeggedRobot;
   if (other) xml += R"(<body name="other" pos="3 0 1"><freejoint/><geom name="other" type="sphere" size="0.1" mass="3"/></body>)";
   return xml + "\n  </worldbody>\n</mujoco>";
 }

@@ -11,12 +11,13 @@
 #include "saltation/islands.h"
 #include "saltation/saltation_matrix.h"
 #include "hook_group.h"
+#include "test_models.h"
 #include "test_util.h"
 
 namespace saltation::testing {
 namespace {
 
-// A one-legged robot (free trunk, knee hinge, sphere foot of radius 0.03 whose centre is 0.25 m
+// A one-legged robot (kOneLeggedRobot, test_models.h: a sphere foot of radius 0.03 whose centre is 0.25 m
 // below the trunk's origin at knee angle 0), then `balls` free balls of radius 0.1 resting in a
 // row; `weld` welds the last two balls together.
 std::string Scene(int balls, bool weld = false) {
@@ -26,15 +27,8 @@ std::string Scene(int balls, bool weld = false) {
   <custom><numeric name="saltation_restitution" data="0.3"/></custom>
   <worldbody>
     <geom name="floor" type="plane" size="20 20 0.1"/>
-    <body name="trunk" pos="0 0 1">
-      <freejoint/>
-      <geom name="trunk" type="box" size="0.1 0.05 0.05" mass="2"/>
-      <body name="shin" pos="0.1 0 -0.05">
-        <joint name="knee" type="hinge" axis="0 1 0" damping="0.1"/>
-        <geom name="shin" type="capsule" fromto="0 0 0 0.05 0 -0.17" size="0.02" mass="0.3" contype="0" conaffinity="0"/>
-        <geom name="foot" type="sphere" pos="0.05 0 -0.2" size="0.03" mass="0.1"/>
-      </body>
-    </body>)";
+)";
+  xml += kOneLeggedRobot;
   for (int k = 0; k < balls; k++) {
     const std::string name = "ball" + std::to_string(k);
     xml += "\n    <body name=\"" + name + "\" pos=\"" + std::to_string(2 + 1.5 * k) + " 0 0.1\"><freejoint/>" +

@@ -23,6 +23,20 @@ inline std::string VerticalBall(double restitution) {
 </mujoco>)";
 }
 
+// A one-legged robot's bodies (for a <worldbody>): a free trunk (box, 2 kg) at (0, 0, 1), a knee hinge
+// about y, a shin capsule that collides with nothing and a sphere foot of radius 0.03 whose centre
+// is 0.25 m below the trunk's origin (and 0.15 m ahead) at knee angle 0.
+inline const char* kOneLeggedRobot = R"(
+    <body name="trunk" pos="0 0 1">
+      <freejoint/>
+      <geom name="trunk" type="box" size="0.1 0.05 0.05" mass="2"/>
+      <body name="shin" pos="0.1 0 -0.05">
+        <joint name="knee" type="hinge" axis="0 1 0" damping="0.1"/>
+        <geom name="shin" type="capsule" fromto="0 0 0 0.05 0 -0.17" size="0.02" mass="0.3" contype="0" conaffinity="0"/>
+        <geom name="foot" type="sphere" pos="0.05 0 -0.2" size="0.03" mass="0.1"/>
+      </body>
+    </body>)";
+
 // Two spheres of mass 2 and 1 on one line, no gravity, frictionless (theory.md §9 item 1). The
 // second joint's axis points along −x, so J = −[1 1] as in the worked example.
 inline const char* kTwoBlocks = R"(
