@@ -23,7 +23,6 @@ namespace {
 class BoxBoxPoints : public MujocoTest {};
 
 using Vec3 = Eigen::Vector3d;
-using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
 
 // A base box (half sizes 0.2 0.15 0.1) turned and moved in the world, and a free box on it (half
 // sizes 0.1 0.08 0.05).
@@ -35,23 +34,9 @@ const char* kBaseAndTop = R"(
   </worldbody>
 </mujoco>)";
 
-struct Pose {
-  Vec3 x;
-  Eigen::Matrix3d R;
-  Vec3 World(const Vec3& local) const { return x + R * local; }
-};
-
-Pose BaseOf(const Model& model) {
-  Data data(model);
-  mj_kinematics(model.mj(), data.main());
-  const int g = mj_name2id(model.mj(), mjOBJ_GEOM, "base");
-  return {Eigen::Map<const Vec3>(data.main()->geom_xpos + 3 * g),
-          Eigen::Map<const RowMat3>(data.main()->geom_xmat + 9 * g)};
-}
-
 // The top box's centre and rotation in the base's frame => the box–box points ListContacts gives
 // (and how many MuJoCo's own box–box gave, into `mujoco`)
-std::vector<ContactPoint> PointsAt(const Model& model, const Pose& base, const Vec3& centre,
+std::vector<ContactPoint> PointsAt(const Model& model, const GeomPose& base, const Vec3& centre,
                                    const Eigen::Matrix3d& turn, int* mujoco = nullptr) {
   const Vec3 x = base.World(centre);
   const Eigen::Quaterniond q(base.R * turn);
@@ -67,7 +52,7 @@ std::vector<ContactPoint> PointsAt(const Model& model, const Pose& base, const V
 
 // A point at `local` (base frame), signed distance `dist`, along the base's +z (geom1 → geom2 when
 // the base is geom1) is among `points`, to `tol`.
-void ExpectPoint(const Model& model, const std::vector<ContactPoint>& points, const Pose& base, const Vec3& local,
+void ExpectPoint(const Model& model, const std::vector<ContactPoint>& points, const GeomPose& base, const Vec3& local,
                  double dist, double tol, const char* what) {
   const int g_base = mj_name2id(model.mj(), mjOBJ_GEOM, "base");
   int found = 0;
@@ -87,7 +72,7 @@ TEST_F(BoxBoxPoints, FlatOnAFaceGivesTheFourCornersOfTheSupport) {
   // the top's bottom edges cross the base's rims, (0.2, 0.02) and (0.05, 0.15)
   ModelPtr m = LoadModelFromString(kBaseAndTop);
   Model model(m.get());
-  const Pose base = BaseOf(model);
+  const GeomPose base = GeomPoseAtRest(model, "base");
   const double g = 0.004;
   const std::vector<ContactPoint> points =
       PointsAt(model, base, Vec3(0.15, 0.1, 0.1 + g + 0.05), Eigen::Matrix3d::Identity());
@@ -105,7 +90,7 @@ TEST_F(BoxBoxPoints, NearlyFlatKeepsFourCornersWhereMuJoCoFlickers) {
   // (to θ² · size); MuJoCo's own box–box gives one point (an edge–edge axis) in some of these
   ModelPtr m = LoadModelFromString(kBaseAndTop);
   Model model(m.get());
-  const Pose base = BaseOf(model);
+  const GeomPose base = GeomPoseAtRest(model, "base");
   int samples = 0, mujoco_not_four = 0;
   for (const double theta : {1e-9, 1e-6, 1e-3}) {
     for (const double phi : {0.3, 1.9, 3.7, 5.1}) {

@@ -37,23 +37,6 @@ std::string BoxAndCapsule(double h) {
 </mujoco>)";
 }
 
-// The box's pose (world), read from a position pass.
-struct BoxPose {
-  Vec3 x;
-  Eigen::Matrix3d R;
-  Vec3 World(const Vec3& local) const { return x + R * local; }
-};
-
-BoxPose BoxOf(const Model& model) {
-  Data data(model);
-  mj_kinematics(model.mj(), data.main());
-  const int g = mj_name2id(model.mj(), mjOBJ_GEOM, "box");
-  BoxPose b;
-  b.x = Eigen::Map<const Vec3>(data.main()->geom_xpos + 3 * g);
-  b.R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(data.main()->geom_xmat + 9 * g);
-  return b;
-}
-
 // The pair's detection band in the rigid model (margins and the widened gaps of both geoms).
 double Band(const Model& model) {
   const mjModel* m = model.mj();
@@ -61,7 +44,7 @@ double Band(const Model& model) {
 }
 
 // (capsule centre and unit axis in the box's frame) => the points ListContacts gives
-std::vector<ContactPoint> PointsAt(const Model& model, const BoxPose& box, const Vec3& centre, const Vec3& axis) {
+std::vector<ContactPoint> PointsAt(const Model& model, const GeomPose& box, const Vec3& centre, const Vec3& axis) {
   const Vec3 x = box.World(centre);
   const Eigen::Quaterniond q = Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), box.R * axis);
   Eigen::VectorXd qpos(7);
@@ -75,7 +58,7 @@ std::vector<ContactPoint> PointsAt(const Model& model, const BoxPose& box, const
 
 // A point at `pos_local` (box frame), distance `dist`, normal −`outward` (capsule → box) is among
 // `points`, to 1e-12.
-void ExpectPoint(const std::vector<ContactPoint>& points, const BoxPose& box, const Vec3& pos_local,
+void ExpectPoint(const std::vector<ContactPoint>& points, const GeomPose& box, const Vec3& pos_local,
                  const Vec3& outward, double dist, const char* what) {
   const Vec3 pos = box.World(pos_local), normal = -(box.R * outward);
   int found = 0;
@@ -93,7 +76,7 @@ TEST_F(CapsuleBoxPoints, LyingParallelOnAFaceGivesBothEnds) {
   ModelPtr m = LoadModelFromString(BoxAndCapsule(h));
   Model model(m.get());
   ASSERT_GT(Band(model), g);
-  const BoxPose box = BoxOf(model);
+  const GeomPose box = GeomPoseAtRest(model, "box");
   // the capsule 4 mm above the top face, turned in it, both ends over the face
   const Vec3 axis(std::cos(0.4), std::sin(0.4), 0), centre(0.02, 0.01, kHalf.z() + kRadius + g);
   const std::vector<ContactPoint> points = PointsAt(model, box, centre, axis);
@@ -108,7 +91,7 @@ TEST_F(CapsuleBoxPoints, TiltedOnAFaceGivesItsLowerEnd) {
   const double h = 0.1, g = 0.004, tilt = 0.5;
   ModelPtr m = LoadModelFromString(BoxAndCapsule(h));
   Model model(m.get());
-  const BoxPose box = BoxOf(model);
+  const GeomPose box = GeomPoseAtRest(model, "box");
   // the lower end 4 mm above the top face; the other 2h sin(tilt) = 96 mm higher, out of the band
   const Vec3 axis(std::cos(tilt), 0, -std::sin(tilt)), low(0.1, 0.05, kHalf.z() + kRadius + g);
   ASSERT_GT(2 * h * std::sin(tilt) + g, Band(model));
@@ -121,7 +104,7 @@ TEST_F(CapsuleBoxPoints, AcrossAnEdgeGivesTheSegmentsInteriorPoint) {
   const double h = 0.1, g = 0.004, tilt = 0.3, s = 0.03;
   ModelPtr m = LoadModelFromString(BoxAndCapsule(h));
   Model model(m.get());
-  const BoxPose box = BoxOf(model);
+  const GeomPose box = GeomPoseAtRest(model, "box");
   // the capsule over the top face's +x edge, sloping down past it: its axis passes the edge at
   // δ = radius + g along the common perpendicular n, a distance s from its centre. Its upper end
   // is over the top face, δ cos + (h − s) sin − radius = 23 mm above it (within the band), the
@@ -143,7 +126,7 @@ TEST_F(CapsuleBoxPoints, AcrossAVertexGivesTheSegmentsInteriorPoint) {
   const double h = 0.1, g = 0.004, s = 0.02;
   ModelPtr m = LoadModelFromString(BoxAndCapsule(h));
   Model model(m.get());
-  const BoxPose box = BoxOf(model);
+  const GeomPose box = GeomPoseAtRest(model, "box");
   // the capsule across the (+, +, +) corner, its axis orthogonal to the corner's diagonal n and
   // passing it at radius + g: the three edges' common perpendiculars meet them beyond the corner
   const Vec3 corner = kHalf, n = Vec3(1, 1, 1).normalized(), axis = Vec3(1, -1, 0).normalized();
@@ -160,7 +143,7 @@ TEST_F(CapsuleBoxPoints, LyingOverBothRimsGivesTheRims) {
   const double h = 0.25, g = 0.004;
   ModelPtr m = LoadModelFromString(BoxAndCapsule(h));
   Model model(m.get());
-  const BoxPose box = BoxOf(model);
+  const GeomPose box = GeomPoseAtRest(model, "box");
   const Vec3 axis = Vec3::UnitX(), centre(0, -0.04, kHalf.z() + kRadius + g);
   const std::vector<ContactPoint> points = PointsAt(model, box, centre, axis);
   for (const double sign : {-1.0, 1.0}) {

@@ -73,6 +73,16 @@ ContactId ContactOfGeom(const Model& model, Data& data, const State& x, const ch
   return {};
 }
 
+GeomPose GeomPoseAtRest(const Model& model, const char* geom) {
+  Data data(model);
+  mj_kinematics(model.mj(), data.main());
+  const int g = mj_name2id(model.mj(), mjOBJ_GEOM, geom);
+  EXPECT_GE(g, 0) << "no geom " << geom;
+  if (g < 0) return {Eigen::Vector3d::Zero(), Eigen::Matrix3d::Identity()};
+  return {Eigen::Map<const Eigen::Vector3d>(data.main()->geom_xpos + 3 * g),
+          Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(data.main()->geom_xmat + 9 * g)};
+}
+
 BlockAgainstAlone CompareWithAlone(const Eigen::MatrixXd& xi, int nv, const Eigen::MatrixXd& xi_alone, int nv1) {
   BlockAgainstAlone e;
   for (int r = 0; r < 2 * nv; r++) {

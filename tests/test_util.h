@@ -39,6 +39,15 @@ std::string CompareReport(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, co
 // positions); fails the test if the geom touches nothing.
 ContactId ContactOfGeom(const Model& model, Data& data, const State& x, const char* geom);
 
+// A geom's world pose at the model's qpos0 (a position pass on a Data of its own) and the map of
+// its local coordinates to the world's.
+struct GeomPose {
+  Eigen::Vector3d x;
+  Eigen::Matrix3d R;
+  Eigen::Vector3d World(const Eigen::Vector3d& local) const { return x + R * local; }
+};
+GeomPose GeomPoseAtRest(const Model& model, const char* geom);
+
 // Ξ of a model whose first nv1 dofs are a robot that also exists alone (Ξ_alone, 2·nv1 square; the
 // model's tangent layout [dq; dv] with nv dofs): the largest entry error of the robot's block
 // against Ξ_alone, and of everything else against the identity.
