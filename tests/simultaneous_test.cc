@@ -303,5 +303,51 @@ TEST(Simultaneous, ProbeMemoSharesTheGroupsProbePassesWithTheSameBits) {
   }
 }
 
+// A memo that may hold only its first pass (max_bytes 1): every later probe not stored is made as
+// without a memo — the same bits, one pass stored, the rest unserved, the memory bounded.
+TEST(Simultaneous, AFullProbeMemoStoresNoMoreAndGivesTheSameBits) {
+  ModelPtr m = LoadModelFromString(families::Stool(3));
+  Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  const HookEvent* sim = nullptr;
+  while (d->time < 0.4 && !sim) {
+    hook.Step(d.get());
+    sim = FirstSimultaneous(hook.events());
+  }
+  ASSERT_NE(sim, nullptr);
+  const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+  ASSERT_NE(formed.first, nullptr);
+  const Model& model = hook.rigid_model();
+  const State& x0 = formed.first->rigid.x_minus;
+  const Mode& mode0 = formed.first->rigid.mode_before;
+  std::vector<ContactId> links = mode0.contacts;
+  links.insert(links.end(), formed.members.begin(), formed.members.end());
+  const Island island = IslandOf(model, links, {formed.members.front()});
+  ProbeMemo unbounded(model, x0.qpos, {island}, links), full(model, x0.qpos, {island}, links, 1);
+  const RestitutionTable restitution(model);
+  const double tol = DefaultForceTolerance(m.get());
+  Data plain(model), a_data(model), b_data(model);
+  State x = x0;
+  Mode mode = mode0;
+  int events = 0;
+  for (const ContactId& id : formed.members) {
+    if (InMode(mode, id)) continue;
+    const RigidEvent a = TouchdownEvent(model, plain, restitution, x, mode, id, -1.0, tol);
+    const RigidEvent b = TouchdownEvent(model, a_data, restitution, x, mode, id, -1.0, tol, true, nullptr, &unbounded);
+    const RigidEvent c = TouchdownEvent(model, b_data, restitution, x, mode, id, -1.0, tol, true, nullptr, &full);
+    EXPECT_TRUE(SameBits(a.xi.Dense(), b.xi.Dense())) << "event " << events;
+    EXPECT_TRUE(SameBits(a.xi.Dense(), c.xi.Dense())) << "event " << events;
+    x = a.x_plus;
+    mode = a.mode_after;
+    events++;
+  }
+  ASSERT_GE(events, 2);
+  EXPECT_EQ(full.passes(), 1);  // the first pass is stored, then the memo is full
+  EXPECT_GT(full.unserved(), 0);
+  EXPECT_EQ(full.hits() + full.unserved(), unbounded.hits());
+  EXPECT_GT(unbounded.bytes(), full.bytes());
+  EXPECT_GT(full.bytes(), 0u);
+}
+
 }  // namespace
 }  // namespace saltation::testing

@@ -128,8 +128,8 @@ void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const Restit
 }  // namespace
 
 ProbeMemo::ProbeMemo(const Model& model, const Eigen::VectorXd& qpos, std::vector<Island> clusters,
-                     const std::vector<ContactId>& contacts)
-    : qpos_(qpos), clusters_(std::move(clusters)) {
+                     const std::vector<ContactId>& contacts, size_t max_bytes)
+    : qpos_(qpos), clusters_(std::move(clusters)), max_bytes_(max_bytes) {
   const mjModel* m = model.mj();
   pairs_.resize(clusters_.size());
   for (const ContactId& id : contacts) {
@@ -204,7 +204,8 @@ class ProbeMemoAccess {
   // cluster c, on `columns` (null: all), as SelectRows gives them (no restitution); leaves the
   // probe's M in data.aux()->M and sets *passed when a pass ran on data.aux() (its sleep arrays
   // then another island's). False, nothing read, when a contact let slip has a point with friction
-  // (its rows are not kept); NumericalError when a contact has no point there (as ModeConstraints).
+  // (its rows are not kept) or when the probe's pass is not stored and the memo is full (no pass
+  // made); NumericalError when a contact has no point there (as ModeConstraints).
   static bool Rows(ProbeMemo& memo, const Model& model, Data& data, int c, int dof, int sign,
                    const std::vector<ContactId>& impulse_set, const std::vector<int>* columns, SelectedRows& at,
                    bool* passed) {
@@ -213,8 +214,12 @@ class ProbeMemoAccess {
     const int k = static_cast<int>(std::lower_bound(dofs.begin(), dofs.end(), dof) - dofs.begin());
     const int slot = 2 * k + (sign > 0 ? 0 : 1);
     ProbeMemo::Entry& e = memo.entries_[c * memo.slots_ + slot];
-    *passed = !e.made;
-    if (!e.made) Pass(memo, model, data, c, k, sign);
+    *passed = false;
+    if (!e.made) {
+      if (memo.bytes_ >= memo.max_bytes_) return false;  // full: made as without a memo
+      *passed = true;
+      Pass(memo, model, data, c, k, sign);
+    }
     std::vector<int> match;
     MatchContacts(impulse_set, e.points, match);
     int nrow = static_cast<int>(e.equality.rows());
@@ -307,6 +312,8 @@ class ProbeMemoAccess {
       EqualityRows(model, d, e.equality);
       e.M = Eigen::Map<const Eigen::VectorXd>(d->M, m->nC);
       e.made = true;
+      memo.bytes_ += sizeof(double) * (e.rows.size() + e.surface.size() + e.equality.size() + e.M.size()) +
+                     sizeof(ContactPoint) * e.points.size() + sizeof(int) * e.row_of.size();
     }
   }
 };

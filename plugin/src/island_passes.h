@@ -1,8 +1,10 @@
 // MuJoCo's passes restricted to an island's kinematic trees (issue 15: a probe of an event among
 // many bodies costs the island, not the model).
 //
-// MuJoCo 4 skips sleeping trees in mj_comPos, mj_makeM (its composite inertias) and mj_factorM when
-// the model enables sleeping (mjENBL_SLEEP), and reads which trees sleep from mjData alone
+// MuJoCo 4 skips sleeping trees in mj_makeM (its composite inertias) and mj_factorM when the
+// model enables sleeping (mjENBL_SLEEP) — not in mj_kinematics or mj_comPos (4.0.1 rewrites a
+// sleeping tree's poses, subtree centres and inertias there: those passes still cost every body;
+// docs/performance.md) — and reads which trees sleep from mjData alone
 // (tree_asleep and the arrays MuJoCo derives from it). Model::mj_island_passes() is the rigid
 // model with sleeping enabled and nothing else changed.
 //

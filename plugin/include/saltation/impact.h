@@ -99,16 +99,21 @@ enum class ConfigurationBlockMethod { kEquations, kImpactMaps };
 // on trees of one cluster, its contacts on the cluster's pairs, none on a held feature nor let slip
 // on a point with friction; any other probe is made as without a memo (counted in unserved()).
 // The answers are the bits of ImpactResetJacobian without a memo (tests/simultaneous_test.cc).
+// Memory: an entry holds its points' rows nv wide (and M), so a cluster spanning a settled pile
+// would store 2·|dofs| × rows × nv doubles: the memo stops storing once it holds max_bytes, and a
+// probe whose pass is not stored yet is then made as without a memo (unserved; the same bits).
 // Written by ImpactResetJacobian; reads the model.
 class ProbeMemo {
  public:
+  static constexpr size_t kDefaultMaxBytes = size_t{64} << 20;
   // clusters: the islands of the moment's events (IslandOf), each with the contacts whose geom
   // pairs its impulse sets may hold (a mode's and a group's)
   ProbeMemo(const Model& model, const Eigen::VectorXd& qpos, std::vector<Island> clusters,
-            const std::vector<ContactId>& contacts);
+            const std::vector<ContactId>& contacts, size_t max_bytes = kDefaultMaxBytes);
   int passes() const { return passes_; }      // position passes made
   int hits() const { return hits_; }          // probes answered from them
   int unserved() const { return unserved_; }  // probes made as without a memo
+  size_t bytes() const { return bytes_; }     // what the stored passes hold
 
  private:
   friend class ProbeMemoAccess;  // impact.cc
@@ -131,6 +136,7 @@ class ProbeMemo {
   std::vector<Entry> entries_;                 // (cluster, 2·k + sign) → cluster · slots_ + slot
   int slots_ = 0;
   int passes_ = 0, hits_ = 0, unserved_ = 0;
+  size_t bytes_ = 0, max_bytes_ = kDefaultMaxBytes;
 };
 
 struct ResetJacobian {

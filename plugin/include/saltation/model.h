@@ -46,7 +46,8 @@ struct Options {
   double velocity_tol = 1e-9;
   // singular values of J M⁻¹ Jᵀ below rank_tol·σ_max count as zero (rank deficiency)
   double rank_tol = 1e-9;
-  // time step (s) of the five-point stencil that forms the bias J̇v
+  // time step (s) of the stencils that form the bias J̇v of the rows without a closed form
+  // (ConstraintBias's five-point stencil; EvaluateWithJdot's three-point one)
   double jdot_step = 1e-4;
   // impacts approaching slower than this (m/s) are plastic whatever the restitution, so a
   // bouncing contact settles instead of bouncing forever (the usual bounce threshold of
@@ -148,7 +149,8 @@ class Model {
 // Storage the row builders reuse, sized on first use and kept: a function that takes it uses it
 // only inside the call (nothing in it survives a call), so one per thread serves every caller.
 struct Workspace {
-  RowMatrix jac1, jac2;    // the connect and weld bias's J̇ (3 × nv each, ExactAnchorBias)
+  RowMatrix jac1, jac2;    // the connect and weld bias's J̇ (3 × nv each, ExactAnchorBias); jac1 also
+                           // ConstraintBias's closed-form contact J̇ (contact_jdot.h)
   RowMatrix equality;      // ModeConstraints: MuJoCo's equality rows (neq_rows × nv)
   std::vector<int> match;  // ModeConstraints: each contact's point
 };
