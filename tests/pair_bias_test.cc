@@ -28,8 +28,10 @@
 // exact as its ccd_tolerance: at the default 1e-6 the bias is off by 0.29 (ellipsoid–ellipsoid) and
 // 7.4e-3 (cylinder–cylinder) relative, at 1e-14 by 1.6e-4 and 6.8e-5 (held below). Not held (issue
 // 14, left): mesh–mesh (0.97: MuJoCo's vertex–face point is not a smooth function of the state, at
-// either tolerance) and two capsules 0.02 rad from parallel (0.12: the cylinder–cylinder point runs
-// along the axes at v/φ and the five-point stencil does not converge; a closed form would).
+// either tolerance).
+// Sphere–sphere, sphere–capsule and capsule–capsule take the closed form (contact_jdot.h); the
+// five-point stencil they had is off by 1.2e-10…3.3e-10 at these curvatures and by 4.3e-6 with two
+// capsules 0.02 rad from parallel (their point runs along the axes at v/φ; the twin there steps 0.2h).
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -53,6 +55,7 @@ struct PairCase {
   bool flips;          // MuJoCo's frame jumps in the family (asserted)
   double tolerance;    // relative to the largest twin entry of the case; the measured figure in the list
   double ccd_tolerance = 0;  // MuJoCo's convex solver's (0: its default, 1e-6)
+  double twin_step = 2;      // the twin's finer step in jdot_steps (its coarser one twice that)
 };
 
 std::string Xml(const PairCase& c) {
@@ -214,14 +217,16 @@ Twin TwinAtStep(const Model& model, Data& data, const State& x, const std::vecto
   return t;
 }
 
-// the twin: Richardson's extrapolation of the stencils at 2h and 4h (h the bias's jdot_step), error
-// O(h⁶), so the bias's own truncation shows
-Twin TwinBias(const Model& model, Data& data, const State& x, const std::vector<ContactPoint>& centre) {
+// the twin: Richardson's extrapolation of the stencils at h_t and 2h_t (h_t = twin_step jdot_steps),
+// error O(h_t⁶), so the bias's own truncation shows
+Twin TwinBias(const Model& model, Data& data, const State& x, const std::vector<ContactPoint>& centre,
+              double twin_step) {
   const mjModel* m = model.mj();
   mjData* d = data.aux();
   const int n = static_cast<int>(centre.size());
-  Twin t = TwinAtStep(model, data, x, centre, 2 * model.options().jdot_step);
-  const Twin coarse = TwinAtStep(model, data, x, centre, 4 * model.options().jdot_step);
+  const double h = twin_step * model.options().jdot_step;
+  Twin t = TwinAtStep(model, data, x, centre, h);
+  const Twin coarse = TwinAtStep(model, data, x, centre, 2 * h);
   t.frame_free += (t.frame_free - coarse.frame_free) / 15;
   // MuJoCo's tangents at the bias's own probes (±h, ±2h of jdot_step)
   for (double s : {-2.0, -1.0, 1.0, 2.0}) {
@@ -307,7 +312,7 @@ TEST_P(PairBias, MatchesTheFrameFreeTwinAcrossMujocosFrameJumps) {
       std::vector<ContactId> ids;
       for (const ContactPoint& p : points) ids.push_back(p.id);
       const Eigen::VectorXd bias = ConstraintBias(model, data, x, ids);
-      const Twin twin = TwinBias(model, data, x, points);
+      const Twin twin = TwinBias(model, data, x, points, c.twin_step);
       ASSERT_EQ(bias.size(), twin.frame_free.size()) << "condim 3 on every point";
       scale = std::max(scale, twin.frame_free.cwiseAbs().maxCoeff());
       results.emplace_back(bias, twin.frame_free);
@@ -341,15 +346,20 @@ INSTANTIATE_TEST_SUITE_P(
         PairCase{"sphere_sphere",
                  FREE_A(R"(<geom name="ga" type="sphere" size="0.05" mass="1" condim="3"/>)")
                  FREE_B(R"(<geom name="gb" type="sphere" size="0.07" mass="1" condim="3"/>)"),
-                 false, Vec3(0, 0, 1), Vec3(0.2, 0, 0), Vec3(0, 0.3, 0), true, 2e-10},  // measured 1.2e-10
+                 false, Vec3(0, 0, 1), Vec3(0.2, 0, 0), Vec3(0, 0.3, 0), true, 3e-12},  // measured 1.6e-12 (five-point stencil: 1.2e-10)
         PairCase{"sphere_capsule",
                  FREE_A(R"(<geom name="ga" type="sphere" size="0.05" mass="1" condim="3"/>)")
                  FREE_B(R"(<geom name="gb" type="capsule" size="0.04 0.2" mass="1" condim="3"/>)"),
-                 false, Vec3(0.1, 0, 1), Vec3(0, 0, 0), Vec3(0, 1.4, 0), true, 5e-10},  // measured 3.3e-10
+                 false, Vec3(0.1, 0, 1), Vec3(0, 0, 0), Vec3(0, 1.4, 0), true, 1e-11},  // measured 6.8e-12 (five-point stencil: 3.3e-10)
         PairCase{"capsule_capsule_crossing",
                  FREE_A(R"(<geom name="ga" type="capsule" size="0.03 0.2" mass="1" condim="3"/>)")
                  FREE_B(R"(<geom name="gb" type="capsule" size="0.04 0.2" mass="1" condim="3"/>)"),
-                 false, Vec3(0, 0, 1), Vec3(0, 1.5707963, 0), Vec3(1.5707963, 0, 0), true, 3e-12},  // measured 1.7e-12
+                 false, Vec3(0, 0, 1), Vec3(0, 1.5707963, 0), Vec3(1.5707963, 0, 0), true, 3e-12},  // measured 1.4e-12 (five-point stencil: 1.7e-12)
+        PairCase{"capsule_capsule_near_parallel",  // the point runs along the axes at v/φ: the twin at 0.2h
+                 FREE_A(R"(<geom name="ga" type="capsule" size="0.03 0.2" mass="1" condim="3"/>)")
+                 FREE_B(R"(<geom name="gb" type="capsule" size="0.04 0.2" mass="1" condim="3"/>)"),
+                 false, Vec3(0, 0, 1), Vec3(0, 1.5707963, 0), Vec3(0, 1.5707963, 0.02), true, 8e-12, 0,
+                 0.2},  // measured 4.5e-12 (five-point stencil: 4.3e-6)
         PairCase{"sphere_box",
                  FREE_A(R"(<geom name="ga" type="sphere" size="0.05" mass="1" condim="3"/>)")
                  FREE_B(R"(<geom name="gb" type="box" size="0.1 0.08 0.06" mass="1" condim="3"/>)"),
