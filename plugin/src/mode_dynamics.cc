@@ -367,8 +367,8 @@ Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, 
 
 namespace {
 
-// One mode evaluation with J̇(v) in closed form (every contact a sphere's or capsule end's on a
-// plane, no equality rows: contact_jdot.h) or by a three-point stencil; leaves data.main() at x.
+// One mode evaluation with J̇(v) in closed form (every contact a pair with one, contact_jdot.h, and no
+// equality rows) or by a three-point stencil; leaves data.main() at x.
 struct Evaluation {
   Eigen::VectorXd qacc, qacc_smooth, act_dot, lambda;
   RowMatrix J, JMinv, Jdot;

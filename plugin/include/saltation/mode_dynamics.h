@@ -71,8 +71,8 @@ void ApplyControlLaw(const Model& model, Data& data, const State& x);
 Eigen::VectorXd SurfaceVelocity(const Model& model, const mjData* d, const ContactPoint& p);
 
 // J̇ v for the rows of `contacts` (plus equality rows) at state x; uses data.aux() and data.work().
-// Per contact: a pair with a closed form (contact_jdot.h: a sphere or a capsule end on a plane)
-// takes it, at x alone (kinematics and mj_comVel on data.aux(), no position pass per stencil
+// Per contact: a pair with a closed form (contact_jdot.h: a sphere or a capsule end on a plane; two
+// spheres; a sphere or a capsule on a capsule, on the centre's feature) takes it, at x alone (kinematics and mj_comVel on data.aux(), no position pass per stencil
 // point); the other contacts and the equality rows by a five-point stencil of their rows along
 // q ⊕ s·v (the translational rows of connect and weld equalities then exactly by mj_jacDot). With
 // every contact closed-form and no equality rows, no stencil runs.
@@ -128,7 +128,8 @@ Eigen::VectorXd ModeVectorField(const Model& model, Data& data, const State& x, 
 // ∂F_A/∂x (ndx × ndx) for propagation, at about the cost of MuJoCo's own mjd_transitionFD: forward
 // differences in the configuration (each a full mode evaluation with J̇ in closed form when every
 // contact of the mode has one and there are no equality rows — a sphere's or a capsule end's on a
-// plane, contact_jdot.h: one position pass a column — else by a three-point stencil), and the
+// plane, two spheres', a sphere's or a capsule's on a capsule, contact_jdot.h: one position pass a
+// column — else by a three-point stencil), and the
 // velocity and activation columns from MuJoCo's velocity and actuation stages alone at the
 // unperturbed configuration — the bias J̇(v)v is quadratic in v, so its velocity derivative
 // J̇(v) + (∂J/∂q)[·]v is assembled from the rows of the configuration columns, and the
