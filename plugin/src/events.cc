@@ -333,6 +333,28 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   return ev;
 }
 
+namespace {
+
+// Whether the feature `to` (a held contact's next) separates at once at d's configuration with
+// velocity v: its point's normal velocity J_n v above kOpensAtOnce × the old point's relative speed
+// (all three rows). Zero where the two features share the normal (the distance is C¹ across the
+// boundary); δ̇ sin θ for a corner leaving a face tilted by θ over the rim's edge.
+constexpr double kOpensAtOnce = 1e-6;
+bool FeatureOpens(const Model& model, Data& data, const Eigen::VectorXd& v, const ContactPoint& old,
+                  const ContactId& to) {
+  const mjData* d = data.main();
+  ContactPoint next = FeaturePoint(model, d, to);
+  ContactPoint was = old;
+  next.condim = was.condim = 3;
+  RowMatrix rows(3, model.nv());
+  ContactRows(model, d, was, rows, data.work());
+  const double speed = (rows * v).norm();
+  ContactRows(model, d, next, rows, data.work());
+  return rows.row(0).dot(v) > kOpensAtOnce * speed;
+}
+
+}  // namespace
+
 RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                         const State& x, const Mode& mode, int k, const FeatureGuard& guard, double force_tol) {
   RigidEvent ev = EventAt(EventKind::kFeature, x, mode);
@@ -356,8 +378,13 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   const double rel = KineticTransversality(model, data.main(), grad_h, s.x.qvel, 0, &ev.island);
   Mode after = s.mode;
   after.contacts[k].feature = guard.to;
+  // a new feature whose gap opens at once (its normal differs from the old one's: a tilted box's
+  // corner past the other's rim, box_box_features.h) leaves here; the rest as ReleasePulling says
+  const bool opens = FeatureOpens(model, data, s.x.qvel, before.constraints.points[k], after.contacts[k]);
+  if (opens) after.contacts.erase(after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
-  for (size_t i = 0; i < ev.released.size(); i++) {
+  if (opens) ev.kind = EventKind::kLiftoff;
+  for (size_t i = 0; i < ev.released.size() && !opens; i++) {
     if (ev.released[i].SamePair(ev.contact) && ev.released[i].anchor == ev.contact.anchor) {
       ev.kind = EventKind::kLiftoff;  // the new feature would pull at once: it leaves here
       ev.released.erase(ev.released.begin() + i);
