@@ -81,9 +81,10 @@ Segments EdgeSegments(const Box boxes[2], const Edge edges[2]) {
 }
 
 // how far across a rim (the cosine with the rim's normal in the face's plane) an edge must run to
-// take over from its vertex: an edge closer to the rim's direction lies along it, its lines' common
-// perpendicular undefined (a face flat on a face: the vertex's edge along the rim)
-constexpr double kAcross = 1e-6;
+// take over from its vertex: an edge closer to the rim's direction lies along it (a face flat on a
+// face: the vertex's edge along the rim), its lines' common perpendicular undefined or ill-posed —
+// segment_features.h takes lines with 1 − cos² below 1e-9 (a sine below 3.2e-5) as parallel
+constexpr double kAcross = 1e-4;
 
 // past rim (axis a, side s_a) of face (axis f, side s_f) of box `face_box`: the edge–edge feature
 // of the owner's edge at `vertex` that goes back over the face with the least slope above it

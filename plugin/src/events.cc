@@ -336,21 +336,21 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
 namespace {
 
 // Whether the feature `to` (a held contact's next) separates at once at d's configuration with
-// velocity v: its point's normal velocity J_n v above kOpensAtOnce × the old point's relative speed
-// (all three rows). Zero where the two features share the normal (the distance is C¹ across the
-// boundary); δ̇ sin θ for a corner leaving a face tilted by θ over the rim's edge.
-constexpr double kOpensAtOnce = 1e-6;
+// velocity v: its normal turns from the old point's by more than kSameNormal (rad) and its point's
+// normal velocity J_n v is positive. Never for the rounded families (a sphere's, a capsule's
+// features share the normal at their boundary: the distance is C¹ across it) nor for box–box
+// features lying so that the normals coincide (faces flat on each other); δ̇ sin θ for a corner of a
+// box tilted by θ leaving a face over the rim (box_box_features.h).
+constexpr double kSameNormal = 1e-6;
 bool FeatureOpens(const Model& model, Data& data, const Eigen::VectorXd& v, const ContactPoint& old,
                   const ContactId& to) {
   const mjData* d = data.main();
-  ContactPoint next = FeaturePoint(model, d, to);
-  ContactPoint was = old;
-  next.condim = was.condim = 3;
-  RowMatrix rows(3, model.nv());
-  ContactRows(model, d, was, rows, data.work());
-  const double speed = (rows * v).norm();
+  const ContactPoint next = FeaturePoint(model, d, to);
+  const Eigen::Vector3d n_old = old.frame.row(0).transpose(), n_next = next.frame.row(0).transpose();
+  if (!(n_old.cross(n_next).norm() > kSameNormal && n_old.dot(n_next) > 0)) return false;
+  RowMatrix rows(ContactRowCount(next), model.nv());
   ContactRows(model, d, next, rows, data.work());
-  return rows.row(0).dot(v) > kOpensAtOnce * speed;
+  return rows.row(0).dot(v) > 0;
 }
 
 }  // namespace
