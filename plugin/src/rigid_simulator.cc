@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "saltation/contact_features.h"
 #include "saltation/errors.h"
@@ -73,6 +74,19 @@ double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& 
                          " left the detection margin while its event was being located");
   }
   return gap;
+}
+
+// An inactive point followed through a step of length h: its identity at tau, the anchor (its
+// position in geom2's frame) moved linearly from the point's at the step's start to its end match's.
+// Anchors slide (the crossing point of two nearly parallel box edges runs along them faster than
+// the boxes move), and another point of the pair can appear nearer to the start anchor than the
+// point itself is at the step's end: matched to the start anchor alone, the guard jumped to that
+// point inside the step, and the crossing the end showed went unlocated while the point sank in
+// (BoxPile(24): 0.1 mm deep, then "bounced off and back" at 0.354 s).
+ContactId AnchorAt(const ContactId& start, const ContactId& end, double tau, double h) {
+  ContactId id = start;
+  if (h > 0) id.anchor += (tau / h) * (end.anchor - start.anchor);
+  return id;
 }
 
 // what to change when a contact was first seen already penetrating: the settings that exist
@@ -297,6 +311,48 @@ double RigidSimulator::LocalGap(const State& x, const Mode& local, const Contact
   return TouchdownGap(model_, data_, Rk4Step(model_, data_, x, local, tau), local, id);
 }
 
+int RigidSimulator::StartOf(const ContactPoint& p, const State& x, const Mode& mode,
+                            const std::vector<ContactPoint>& start, double h, std::vector<Eigen::Vector3d>& carried,
+                            std::vector<char>& carried_known) {
+  int of_pair = 0;
+  for (const ContactPoint& q : start) of_pair += q.id.SamePair(p.id);
+  if (of_pair < 2) return MatchContact(p.id, start);
+  carried.resize(start.size());
+  carried_known.resize(start.size(), 0);
+  const int first = MatchContact(p.id, start);
+  if (!carried_known[first]) {
+    // the pair's points a small sub-step in: each start point's nearest there gives its anchor's rate
+    const double delta = 1e-3 * h;
+    const Mode local = IslandMode(mode, p.id);
+    work_.locate_samples++;
+    work_.locate_contacts += static_cast<long long>(local.contacts.size());
+    const State y = Rk4Step(model_, data_, x, local, delta);
+    std::vector<ContactId> ids = local.contacts;
+    ids.push_back(p.id);
+    std::vector<ContactPoint> points;
+    EvaluatePositionForPairs(model_, data_.aux(), y.qpos.data(), ids, points, false);
+    std::vector<ContactPoint> pair;
+    for (const ContactPoint& q : points) {
+      if (q.id.SamePair(p.id)) pair.push_back(q);
+    }
+    for (size_t k = 0; k < start.size(); k++) {
+      if (!start[k].id.SamePair(p.id)) continue;
+      const int at = MatchContact(start[k].id, pair);
+      carried[k] = start[k].id.anchor;
+      if (at >= 0) carried[k] += (h / delta) * (pair[at].id.anchor - start[k].id.anchor);
+      carried_known[k] = 1;
+    }
+  }
+  int best = -1;
+  double nearest = std::numeric_limits<double>::infinity();
+  for (size_t k = 0; k < start.size(); k++) {
+    if (!start[k].id.SamePair(p.id)) continue;
+    const double dist = (carried[k] - p.id.anchor).squaredNorm();
+    if (dist < nearest) nearest = dist, best = static_cast<int>(k);
+  }
+  return best;
+}
+
 double RigidSimulator::NextGridTime(double t, double t_end) const {
   const double h = options_.step;
   double next = grid_origin_ + (std::floor((t - grid_origin_) / h) + 1) * h;
@@ -344,13 +400,18 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     // feature event is located before it
     std::string appeared;
     ContactId appeared_id;
+    // each start point's anchor carried over the step at its rate (StartOf), computed per pair
+    // when first needed
+    std::vector<Eigen::Vector3d> carried;
+    std::vector<char> carried_known;
     for (size_t j = 0; j < end.inactive.size(); j++) {
       const ContactPoint& p = end.inactive[j];
       if (!touchdown_rule.Negative(p.gap)) {
         // apart at both ends, approaching at the start and receding at the end: the path may dip
         // through the surface and out again within the step (a fast pass over an edge or a
         // curved surface); the dip search finds the earlier crossing, if any
-        const int i = MatchContact(p.id, start.inactive);
+        if (!(end.inactive_rate[j] > 0)) continue;
+        const int i = StartOf(p, s.x, s.mode, start.inactive, h, carried, carried_known);
         const double tol = model_.options().contact_tol;
         if (i < 0 || !(start.inactive[i].gap > tol) || !(start.inactive_rate[i] < 0) ||
             !(end.inactive_rate[j] > 0)) {
@@ -358,7 +419,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         }
         const ContactId id = start.inactive[i].id;
         const Mode local = IslandMode(s.mode, id);
-        auto gap = [&](double tau) { return LocalGap(s.x, local, id, tau); };
+        auto gap = [&](double tau) { return LocalGap(s.x, local, AnchorAt(id, p.id, tau, h), tau); };
         // a dip counts once it goes clearly below zero (deeper than contact_tol): a tangent pass
         // is a graze of the rigid model, not an impact
         auto below_tol = [&](double tau) { return GuardSample{gap(tau) + tol}; };
@@ -373,13 +434,13 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
             LocateCrossing(exact, 0, start.inactive[i].gap, deep.hi, gap(deep.hi), crossing_options);
         if (r.kind == CrossingKind::kCrossing && r.time < best) {
           best = r.time, best_lo = r.lo, best_hi = r.hi;
-          best_touchdown = id;
+          best_touchdown = AnchorAt(id, p.id, r.time, h);
           touchdown = true;
           best_liftoff = -1;
         }
         continue;
       }
-      const int i = MatchContact(p.id, start.inactive);
+      const int i = StartOf(p, s.x, s.mode, start.inactive, h, carried, carried_known);
       if (i < 0) {
         if (appeared.empty()) {
           appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
@@ -390,7 +451,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       }
       const ContactId id = start.inactive[i].id;
       const Mode local = IslandMode(s.mode, id);
-      auto phi = [&](double tau) { return LocalGap(s.x, local, id, tau); };
+      auto phi = [&](double tau) { return LocalGap(s.x, local, AnchorAt(id, p.id, tau, h), tau); };
       // the tracked point itself must end penetrating (nearest-anchor matching could pair the
       // end point with another point of the same pair)
       if (phi(h) >= 0) {
@@ -452,7 +513,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       const CrossingResult r = LocateCrossing(shifted, a, fa, h, fb, crossing_options);
       if (r.kind == CrossingKind::kCrossing && r.time < best) {
         best = r.time, best_lo = r.lo, best_hi = r.hi;
-        best_touchdown = id;
+        best_touchdown = AnchorAt(id, p.id, r.time, h);
         touchdown = true;
         best_liftoff = -1;
       }

@@ -144,6 +144,15 @@ class RigidSimulator {
   // the island's own degrees of freedom are those of the whole mode's sub-step (the other trees
   // follow `local` too, but no guard of this contact reads them); counts work_
   double LocalGap(const State& x, const Mode& local, const ContactId& id, double tau);
+  // The point of `start` (the inactive points at x) that the step's end point p continues: of
+  // its pair's start points, the one whose anchor, carried over the step h at its rate, lands
+  // nearest to p's (MatchContact on the start anchors took a sliding point's end for a
+  // neighbour's whose start anchor lay nearer: an edge–edge point of two nearly parallel box edges
+  // slides ~1 mm per step). The rates come from the pair's points a sub-step of 1e-3 h into the
+  // step (one RK4 sub-step of the island, counted in work_), each start point matched to its
+  // nearest there; `carried` caches them per start point. A pair with one start point: that one.
+  int StartOf(const ContactPoint& p, const State& x, const Mode& mode, const std::vector<ContactPoint>& start,
+              double h, std::vector<Eigen::Vector3d>& carried, std::vector<char>& carried_known);
 };
 
 // A run as the `rigid` command and Python's saltation.rigid make it: to t_end in chunks of at most
