@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "box_box_features.h"
 #include "nearest_on_box.h"
 #include "own_points.h"
 #include "saltation/errors.h"
@@ -17,7 +16,6 @@ using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
 // segment's interior against a box edge or vertex: kCapsuleInteriorBase + box code
 constexpr int kCapsuleEndBase = kSegmentFeatureBase + 9;
 constexpr int kCapsuleInteriorBase = kCapsuleEndBase + 54;
-static_assert(kBoxBoxFeatureBase == kCapsuleInteriorBase + 27, "box–box codes follow the capsule–box ones");
 
 // the part of geom1 a box feature is held on: a sphere's centre (kSpherePart), a capsule's end at
 // −h or +h (−1, +1), the capsule's segment inside its ends (0)
@@ -63,11 +61,8 @@ bool IsCapsuleBox(const mjModel* m, const ContactId& id) {
          OwnCapsuleBoxPoints(m, id.geom1, id.geom2);
 }
 
-// a held contact whose anchor follows its feature's point: a capsule–box or box–box pair's (several
-// points per pair)
-bool Follows(const mjModel* m, const ContactId& id) {
-  return id.feature >= 0 && (IsCapsuleBox(m, id) || IsBoxBoxPair(m, id));
-}
+// a held contact whose anchor follows its feature's point: a capsule–box pair's (several points per pair)
+bool Follows(const mjModel* m, const ContactId& id) { return id.feature >= 0 && IsCapsuleBox(m, id); }
 
 // the centre of the sphere about which geom1 touches the box (world): a sphere's centre, a
 // capsule's end (`end` = ±1) at ±h along its axis
@@ -180,38 +175,14 @@ void AppendCapsuleEdgeGuards(const mjModel* m, const mjData* d, const ContactId&
   }
 }
 
-// the contact point of id at pos (midway between the surfaces), normal (unit, geom1 → geom2) and
-// distance: the frame completed as mj_collision does (hint: the first tangent to keep, or null),
-// the pair's margin and condim, the anchor in geom2's frame
-ContactPoint PointOf(const mjModel* m, const mjData* d, const ContactId& id, const Eigen::Vector3d& pos,
-                     const Eigen::Vector3d& normal, double dist, const Eigen::Vector3d* tangent_hint) {
-  double margin, gap;
-  int condim;
-  PairContactParams(m, id.geom1, id.geom2, &margin, &gap, &condim);
-  mjtNum frame[9] = {0};
-  mju_copy3(frame, normal.data());
-  if (tangent_hint) mju_copy3(frame + 3, tangent_hint->data());
-  CompleteContactFrame(frame);
-  ContactPoint p;
-  p.id = id;
-  p.pos = pos;
-  p.frame = Eigen::Map<const RowMat3>(frame);
-  p.gap = dist - margin;
-  p.condim = condim;
-  const Eigen::Map<const RowMat3> R2(d->geom_xmat + 9 * id.geom2);
-  p.id.anchor = R2.transpose() * (p.pos - Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom2));
-  return p;
-}
-
 }  // namespace
 
 bool HasFeatures(const mjModel* m, const ContactId& id) {
-  return IsSphereBox(m, id) || IsSegmentPair(m, id) || IsCapsuleBox(m, id) || IsBoxBoxPair(m, id);
+  return IsSphereBox(m, id) || IsSegmentPair(m, id) || IsCapsuleBox(m, id);
 }
 
 int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
   if (IsSegmentPair(m, id)) return SegmentFeatureAt(m, d, id);
-  if (IsBoxBoxPair(m, id)) return BoxBoxFeatureAt(m, d, id);
   if (IsSphereBox(m, id)) return BoxFeature(FrameOf(m, d, id.geom1, id.geom2, 0), 0);
   if (!IsCapsuleBox(m, id)) return -1;
   const SurfacePoint own = OwnPointOf(m, d, id);
@@ -221,7 +192,6 @@ int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
 
 const char* FeatureName(int feature) {
   if (feature < 0) return "";
-  if (IsBoxBoxFeature(feature)) return BoxBoxFeatureName(feature);
   if (feature >= kSegmentFeatureBase && feature < kCapsuleEndBase) return SegmentFeatureName(feature);
   const int clamped = Clamped(feature);
   if (OnInterior(feature)) return clamped == 2 ? "cylinder-edge" : "cylinder-vertex";
@@ -232,14 +202,6 @@ const char* FeatureName(int feature) {
 ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& id,
                           const Eigen::Vector3d* tangent_hint) {
   const mjModel* m = model.mj();
-  if (IsBoxBoxPair(m, id)) {
-    SurfacePoint s;
-    if (!BoxBoxFeatureSurface(m, d, id, s)) {
-      throw NumericalError("contact " + ContactLabel(model, id) + " holds feature " + FeatureName(id.feature) +
-                           " of two parallel box edges (no unique nearest points)");
-    }
-    return PointOf(m, d, id, s.pos, s.normal, s.dist, tangent_hint);
-  }
   // the nearest points of the two cores (a sphere's centre, a capsule's segment, the box itself)
   // on id.feature extended, and the radii about them: MuJoCo's sphere–sphere contact of the two
   Eigen::Vector3d core1, core2;
@@ -270,16 +232,30 @@ ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& 
     core2 = b.origin + b.R * nearest;
   }
   const double norm = (core2 - core1).norm();
+  double margin, gap;
+  int condim;
+  PairContactParams(m, id.geom1, id.geom2, &margin, &gap, &condim);
+  mjtNum frame[9] = {0};
   const Eigen::Vector3d normal = (core2 - core1) / norm;  // geom1 → geom2
+  mju_copy3(frame, normal.data());
+  if (tangent_hint) mju_copy3(frame + 3, tangent_hint->data());
+  CompleteContactFrame(frame);
+  ContactPoint p;
+  p.id = id;
   const double dist = norm - radius1 - radius2;
-  return PointOf(m, d, id, core1 + (radius1 + 0.5 * dist) * normal, normal, dist, tangent_hint);
+  p.pos = core1 + (radius1 + 0.5 * dist) * normal;
+  p.frame = Eigen::Map<const RowMat3>(frame);
+  p.gap = dist - margin;
+  p.condim = condim;
+  const Eigen::Map<const RowMat3> R2(d->geom_xmat + 9 * id.geom2);
+  p.id.anchor = R2.transpose() * (p.pos - Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom2));
+  return p;
 }
 
 FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId& id) {
   FeatureGuardSet set;
   if (id.feature < 0 || !HasFeatures(m, id)) return set;
   if (IsSegmentPair(m, id)) return SegmentFeatureGuards(m, d, id);
-  if (IsBoxBoxPair(m, id)) return BoxBoxFeatureGuards(m, d, id);
   if (OnInterior(id.feature)) {
     // the segment's foot reaching an end (→ that end on the same edge or vertex), and on the box's
     // side: along an edge, the foot reaching a vertex; at a vertex, the foot leaving it along each
@@ -324,7 +300,6 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
                                      const FeatureGuard& guard) {
   const mjModel* m = model.mj();
   if (IsSegmentPair(m, id)) return SegmentGuardGradient(model, d, id, guard);
-  if (IsBoxBoxPair(m, id)) return BoxBoxGuardGradient(model, d, id, guard);
   if (guard.edge >= 0) {
     const CapsuleEdge ce = CapsuleEdgeOf(m, d, id, guard.edge);
     return SideGuardGradient(model, d, ce.s, ce.sigma, guard);

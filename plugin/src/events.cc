@@ -333,28 +333,6 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   return ev;
 }
 
-namespace {
-
-// Whether the feature `to` (a held contact's next) separates at once at d's configuration with
-// velocity v: its normal turns from the old point's by more than kSameNormal (rad) and its point's
-// normal velocity J_n v is positive. Never for the rounded families (a sphere's, a capsule's
-// features share the normal at their boundary: the distance is C¹ across it) nor for box–box
-// features lying so that the normals coincide (faces flat on each other); δ̇ sin θ for a corner of a
-// box tilted by θ leaving a face over the rim (box_box_features.h).
-constexpr double kSameNormal = 1e-6;
-bool FeatureOpens(const Model& model, Data& data, const Eigen::VectorXd& v, const ContactPoint& old,
-                  const ContactId& to) {
-  const mjData* d = data.main();
-  const ContactPoint next = FeaturePoint(model, d, to);
-  const Eigen::Vector3d n_old = old.frame.row(0).transpose(), n_next = next.frame.row(0).transpose();
-  if (!(n_old.cross(n_next).norm() > kSameNormal && n_old.dot(n_next) > 0)) return false;
-  RowMatrix rows(ContactRowCount(next), model.nv());
-  ContactRows(model, d, next, rows, data.work());
-  return rows.row(0).dot(v) > 0;
-}
-
-}  // namespace
-
 RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                         const State& x, const Mode& mode, int k, const FeatureGuard& guard, double force_tol) {
   RigidEvent ev = EventAt(EventKind::kFeature, x, mode);
@@ -378,13 +356,8 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   const double rel = KineticTransversality(model, data.main(), grad_h, s.x.qvel, 0, &ev.island);
   Mode after = s.mode;
   after.contacts[k].feature = guard.to;
-  // a new feature whose gap opens at once (its normal differs from the old one's: a tilted box's
-  // corner past the other's rim, box_box_features.h) leaves here; the rest as ReleasePulling says
-  const bool opens = FeatureOpens(model, data, s.x.qvel, before.constraints.points[k], after.contacts[k]);
-  if (opens) after.contacts.erase(after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
-  if (opens) ev.kind = EventKind::kLiftoff;
-  for (size_t i = 0; i < ev.released.size() && !opens; i++) {
+  for (size_t i = 0; i < ev.released.size(); i++) {
     if (ev.released[i].SamePair(ev.contact) && ev.released[i].anchor == ev.contact.anchor) {
       ev.kind = EventKind::kLiftoff;  // the new feature would pull at once: it leaves here
       ev.released.erase(ev.released.begin() + i);

@@ -74,10 +74,10 @@
 // Together these are the corners of the support polygon of two faces lying flat on each other, and
 // the single points of a vertex on a face and of an edge across an edge. Not represented: a vertex
 // against an edge or a vertex (measure zero as first touch; a vertex leaving a face past its rim
-// hands over to its edges' points there, which coincide with it). Each point says which it is
-// (SurfacePoint::box_box); the rigid reference holds it in the mode and locates where one hands
-// over to the other (box_box_features.h). Where two points coincide (to 1e-9 of the sizes: a
-// vertex on the other's rim) the
+// hands over to its edges' points there, which coincide with it). The feature a point is of
+// (vertex–face, edge–edge) is not held in the mode: where one ends and another takes over (a corner
+// sliding over the other box's rim) the reference does not locate the change (README, "exact
+// reference"). Where two points coincide (to 1e-9 of the sizes: a vertex on the other's rim) the
 // pair gets one.
 //
 // Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
@@ -100,8 +100,6 @@ struct SurfacePoint {
   // box's code Σ_a (σ_a + 1)·3^a (σ_a ∈ {−1, 0, +1}: the side of axis a the feature lies on, 0
   // along the edge's own axis; contact_features.h); −1 otherwise
   int box_feature = -1;
-  // a box–box point: its feature, vertex–face or edge–edge (box_box_features.h); −1 otherwise
-  int box_box = -1;
 };
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:

@@ -1,6 +1,6 @@
 // Features of the contact geometry as part of the rigid mode (theory.md §9, issue 14 items 2–3).
 //
-// Four families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on
+// Three families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on
 // a capsule (plugin/src/segment_features.h): whether each capsule's nearest point lies on its
 // cylinder or is clamped to an end, on its cap — codes 27–35, named "cylinder", "cap" (one end
 // clamped), "caps" (both). (3) A capsule (geom1) on a box (geom2), our own points
@@ -12,11 +12,8 @@
 // contact is, is told by the nearest anchor among the pair's own points. (The interior on a face
 // is no feature: the segment's nearest point to a plane is an end unless it lies parallel, where
 // another of the pair's points touches at the same instant — the other end, or where the segment
-// crosses the face's rim: that edge's interior point is listed over the face too, own_points.h.)
-// (4) A box on a box, our own points (box_box_points.cc): vertex–face and edge–edge, codes 117–356,
-// named "vertex-face", "edge-edge" (plugin/src/box_box_features.h: the regions, where each leads,
-// the guards); which own point a contact is, is told by the nearest anchor. Every function below
-// serves all four; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
+// crosses the face's rim: that edge's interior point is listed over the face too, own_points.h.) Every function below serves all
+// three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
 // "the segment's point nearest to the edge or vertex").
 //
 // Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
@@ -31,13 +28,11 @@
 // none (the centre inside the box) is not a feature (−1: MuJoCo's own point is used).
 //
 //   HasFeatures   (m, id)         => whether the pair has features: a sphere or a capsule (geom1) on a
-//                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2),
-//                                    a box on a box
+//                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2)
 //   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre
 //                                    inside the box
 //   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap-face",
-//                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex";
-//                                    "vertex-face", "edge-edge" ("" for −1)
+//                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex" ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
 //                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
 //                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
@@ -54,7 +49,7 @@
 //                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge)
 //   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
 //                   (a capsule's, and a capsule–box guard on the segments: segment_features.h)
-//   FollowHeldPoints (model, d, contacts) => the held capsule–box and box–box contacts' anchors moved to their
+//   FollowHeldPoints (model, d, contacts) => the held capsule–box contacts' anchors moved to their
 //                   feature's point at d: such a pair has several points, told apart by the nearest
 //                   anchor, and a held point sliding far from where it was first seen (a log
 //                   sliding down a box edge on its cylinder towards its upper end's point) must keep

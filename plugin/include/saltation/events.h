@@ -120,10 +120,7 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
 // guard.to, less the contacts whose force then pulls (ReleasePulling); ∇h = FeatureGuardGradient,
 // Ξ = I + (F⁺ − F⁻)∇hᵀ/(∇hᵀF⁻), transversality_rel the kinetic-energy cosine of ∇h and v
 // (KineticTransversality). Kind kFeature, or kLiftoff when the switch releases the contact itself (a
-// ball too fast to follow an edge's curvature leaves at the edge), or when the new feature's gap
-// opens at once — its normal turned from the old one's by more than 1e-6 rad and its normal
-// velocity positive: a tilted box's corner passing over the other's rim (box_box_features.h) —
-// where the contact leaves the mode before ReleasePulling. Complete on return.
+// ball too fast to follow an edge's curvature leaves at the edge). Complete on return.
 RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                         const State& x, const Mode& mode, int k, const FeatureGuard& guard, double force_tol);
 
