@@ -452,8 +452,9 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       const ContactId id = start.inactive[i].id;
       const Mode local = IslandMode(s.mode, id);
       auto phi = [&](double tau) { return LocalGap(s.x, local, AnchorAt(id, p.id, tau, h), tau); };
-      // the tracked point itself must end penetrating (nearest-anchor matching could pair the
-      // end point with another point of the same pair)
+      // the guard at the step's end is the end point's own (AnchorAt at τ = h), taken along the
+      // island's RK4: it is not penetrating only where that and the whole mode's step differ in
+      // sign (an end gap within round-off of zero) — no crossing to locate here
       if (phi(h) >= 0) {
         if (appeared.empty()) {
           appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
