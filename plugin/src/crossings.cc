@@ -218,11 +218,15 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
 }
 
 void CrossingFinder::CarryPair(const StepGuards& before, const ContactId& pair, double dt) {
+  // the configuration a short time δ on at x_{k−1}'s velocity (the anchors' rates are first order
+  // in δ: the velocity's change over δ does not enter), with the step's inputs (mocap poses)
   const double delta = kAnchorRateProbe * dt;
-  resim_.Step(*before.at, delta);
-  LoadInputs(model_.mj(), *before.at, data_.aux());  // the mocap poses the points depend on
+  const mjModel* m = model_.mj();
+  probe_qpos_ = before.at->qpos;
+  mj_integratePos(m, probe_qpos_.data(), before.at->qvel.data(), delta);
+  LoadInputs(m, *before.at, data_.aux());
   guard_ids_.assign(1, pair);
-  EvaluatePositionForPairs(model_, data_.aux(), resim_.data()->qpos, guard_ids_, guard_points_, false);
+  EvaluatePositionForPairs(model_, data_.aux(), probe_qpos_.data(), guard_ids_, guard_points_, false);
   carried_.Carry(pair, guard_points_, delta, dt);
 }
 

@@ -16,9 +16,9 @@
 //                kinematic releases (a mode contact apart by more than release_gap). A touchdown's
 //                point at x_k continues the point of x_{k−1} whose anchor, carried over the step
 //                at its rate, lands nearest (point_following.h: where its pair has several points
-//                outside the mode, one of them apart; the rates from the pair's points after a
-//                MuJoCo sub-step of kAnchorRateProbe·dt from x_{k−1}), not the nearest start anchor:
-//                a sliding point's end can lie nearer to a neighbour's start anchor
+//                outside the mode, one of them apart; the rates from the pair's points at x_{k−1}'s
+//                configuration moved kAnchorRateProbe·dt along its velocity), not the nearest start
+//                anchor: a sliding point's end can lie nearer to a neighbour's start anchor
 //   Localize  (a crossing, the saved x_{k−1} and x_k) => its time inside the step and the
 //             re-simulated MuJoCo state there (LocateCrossing on the exact guard). A touchdown
 //             seen at both ends follows its point through the step: the guard at sub-step τ is
@@ -141,7 +141,8 @@ class CrossingFinder {
   const RowMatrix* PreviousRows(const StepGuards& previous, const std::vector<ContactId>& ids,
                                 const std::vector<ContactPoint>& points);
   // the anchors' rates of `pair`'s points outside the mode at x_{k−1} (before.inactive): its
-  // points after a MuJoCo sub-step of kAnchorRateProbe·dt from before.at, into carried_
+  // points at before.at's configuration moved kAnchorRateProbe·dt along its velocity (kinematics
+  // and the pair's narrow phase only, with the step's mocap poses), into carried_
   void CarryPair(const StepGuards& before, const ContactId& pair, double dt);
   // the solved contacts whose feature at x_k (g.mode_feature) differs from x_{k−1}'s, held on
   // x_k's feature in scratch_.held, with x_{k−1}'s points in scratch_.hint_points lending them x_k's
@@ -161,6 +162,7 @@ class CrossingFinder {
   RowMatrix guard_rows_;  // the guard's slope row
   std::vector<int> guard_match_;
   CarriedAnchors carried_;  // Detect's: the start points' anchors carried over the step
+  Eigen::VectorXd probe_qpos_;  // CarryPair's configuration
 };
 
 }  // namespace saltation
