@@ -84,7 +84,9 @@ struct Crossing {
   // cubic Hermite estimate of the crossing that the re-simulated sub-steps then confirm
   bool ends_known = false;
   double rate0 = 0, rate1 = 0;
-  ContactId end;  // ends_known: the point at x_k (id: the point of x_{k−1} it continues)
+  // ends_known: the touchdown's point at x_k (id: the point of x_{k−1} it continues; once
+  // localised, the identity at the located time, AnchorAt)
+  ContactId end;
   double s = 0, lo = 0, hi = 0;
   bool have_x = false;              // x: the re-simulated state at base->time + s
   State x;
