@@ -32,4 +32,16 @@ FormedGroup GroupAsTheHookFormsIt(const std::vector<HookEvent>& events, const Ho
   return group;
 }
 
+SteppedToGroup StepToFirstGroup(const mjModel* m, double until) {
+  SteppedToGroup out;
+  out.hook = std::make_unique<Hook>(m);
+  out.data.reset(mj_makeData(m));
+  while (out.data->time < until && !out.sim) {
+    out.hook->Step(out.data.get());
+    out.sim = FirstSimultaneous(out.hook->events());
+  }
+  if (out.sim) out.formed = GroupAsTheHookFormsIt(out.hook->events(), *out.sim);
+  return out;
+}
+
 }  // namespace saltation::testing

@@ -42,18 +42,15 @@ Eigen::MatrixXd NaiveComposite(const Model& model, const State& x0, const Mode& 
 TEST(Simultaneous, SharedCompositesEqualTheNaiveOrderings) {
   for (int feet : {2, 3}) {
     ModelPtr m = LoadModelFromString(families::Stool(feet));
-    Hook hook(m.get());
-    DataPtr d(mj_makeData(m.get()));
-    while (d->time < 0.4) hook.Step(d.get());  // the feet land at √(2·0.27/g) = 0.235 s
-    const HookEvent* sim = FirstSimultaneous(hook.events());
+    const SteppedToGroup run = StepToFirstGroup(m.get(), 0.4);  // the feet land at √(2·0.27/g) = 0.235 s
+    const HookEvent* sim = run.sim;
     ASSERT_NE(sim, nullptr) << feet << " feet";
-    const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
-    const HookEvent* first = formed.first;
-    const std::vector<ContactId>& group = formed.members;
+    const HookEvent* first = run.formed.first;
+    const std::vector<ContactId>& group = run.formed.members;
     ASSERT_NE(first, nullptr);
     ASSERT_EQ(static_cast<int>(group.size()), feet);
     ASSERT_EQ(sim->group_size, feet);
-    const Model& model = hook.rigid_model();
+    const Model& model = run.hook->rigid_model();
     const Eigen::MatrixXd naive_first = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before, group);
     const Eigen::MatrixXd naive_reverse = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before,
                                                          std::vector<ContactId>(group.rbegin(), group.rend()));
@@ -87,20 +84,14 @@ TEST(Simultaneous, TendonDampedBallsAreComposedInSequence) {
   <tendon><spatial damping="3"><site site="sa"/><site site="sb"/></spatial></tendon>
 </mujoco>)";
   ModelPtr m = LoadModelFromString(xml);
-  Hook hook(m.get());
-  DataPtr d(mj_makeData(m.get()));
-  const HookEvent* sim = nullptr;
-  while (d->time < 0.4 && !sim) {
-    hook.Step(d.get());
-    sim = FirstSimultaneous(hook.events());
-  }
+  const SteppedToGroup run = StepToFirstGroup(m.get(), 0.4);
+  const HookEvent* sim = run.sim;
   ASSERT_NE(sim, nullptr);
-  const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
-  const HookEvent* first = formed.first;
-  const std::vector<ContactId>& group = formed.members;
+  const HookEvent* first = run.formed.first;
+  const std::vector<ContactId>& group = run.formed.members;
   ASSERT_NE(first, nullptr);
   ASSERT_EQ(group.size(), 2u);
-  const Model& model = hook.rigid_model();
+  const Model& model = run.hook->rigid_model();
   // one island: each ball's touchdown reaches both balls
   EXPECT_TRUE(IslandOf(model, first->rigid.mode_before.contacts, {group[0]}).whole);
   const Eigen::MatrixXd sequence = NaiveComposite(model, first->rigid.x_minus, first->rigid.mode_before, group);
@@ -145,14 +136,11 @@ TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
   </worldbody>
 </mujoco>)";
   ModelPtr m = LoadModelFromString(xml);
-  Hook hook(m.get());
-  DataPtr d(mj_makeData(m.get()));
-  while (d->time < 0.4) hook.Step(d.get());  // the feet and the ball land at √(2·0.27/g) = 0.235 s
-  const HookEvent* sim = FirstSimultaneous(hook.events());
+  const SteppedToGroup run = StepToFirstGroup(m.get(), 0.4);  // the feet and the ball land at √(2·0.27/g) = 0.235 s
+  const HookEvent* sim = run.sim;
   ASSERT_NE(sim, nullptr);
-  const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
-  const HookEvent* first = formed.first;
-  const std::vector<ContactId>& group = formed.members;
+  const HookEvent* first = run.formed.first;
+  const std::vector<ContactId>& group = run.formed.members;
   ASSERT_NE(first, nullptr);
   ASSERT_EQ(sim->group_size, 3);  // two feet, one ball
   // the clusters: the stool's feet and the ball, each in the group's order
@@ -161,7 +149,7 @@ TEST(Simultaneous, FactoredCompositesOfTwoClustersEqualTheDenseConstruction) {
   for (const ContactId& id : group) (id.geom1 == ball || id.geom2 == ball ? balls : feet).push_back(id);
   ASSERT_EQ(feet.size(), 2u);
   ASSERT_EQ(balls.size(), 1u);
-  const Model& model = hook.rigid_model();
+  const Model& model = run.hook->rigid_model();
   const State& x0 = first->rigid.x_minus;
   const Mode& mode0 = first->rigid.mode_before;
   const Eigen::MatrixXd ball_xi = NaiveComposite(model, x0, mode0, balls);
@@ -243,18 +231,12 @@ TEST(Simultaneous, ProbeMemoSharesTheGroupsProbePassesWithTheSameBits) {
   };
   for (const Case& c : {Case{"stool3", families::Stool(3), 1}, Case{"level_balls4", families::Balls(4, 0.0), 4}}) {
     ModelPtr m = LoadModelFromString(c.xml);
-    Hook hook(m.get());
-    DataPtr d(mj_makeData(m.get()));
-    const HookEvent* sim = nullptr;
-    while (d->time < 0.4 && !sim) {
-      hook.Step(d.get());
-      sim = FirstSimultaneous(hook.events());
-    }
-    ASSERT_NE(sim, nullptr) << c.name;
-    const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+    const SteppedToGroup run = StepToFirstGroup(m.get(), 0.4);
+    ASSERT_NE(run.sim, nullptr) << c.name;
+    const FormedGroup& formed = run.formed;
     ASSERT_NE(formed.first, nullptr) << c.name;
     const std::vector<ContactId>& group = formed.members;
-    const Model& model = hook.rigid_model();
+    const Model& model = run.hook->rigid_model();
     const State& x0 = formed.first->rigid.x_minus;
     const Mode& mode0 = formed.first->rigid.mode_before;
     // the clusters as ComposeOrderings forms them: each member's island, the mode and group as links
@@ -307,17 +289,11 @@ TEST(Simultaneous, ProbeMemoSharesTheGroupsProbePassesWithTheSameBits) {
 // without a memo — the same bits, one pass stored, the rest unserved, the memory bounded.
 TEST(Simultaneous, AFullProbeMemoStoresNoMoreAndGivesTheSameBits) {
   ModelPtr m = LoadModelFromString(families::Stool(3));
-  Hook hook(m.get());
-  DataPtr d(mj_makeData(m.get()));
-  const HookEvent* sim = nullptr;
-  while (d->time < 0.4 && !sim) {
-    hook.Step(d.get());
-    sim = FirstSimultaneous(hook.events());
-  }
-  ASSERT_NE(sim, nullptr);
-  const FormedGroup formed = GroupAsTheHookFormsIt(hook.events(), *sim);
+  const SteppedToGroup run = StepToFirstGroup(m.get(), 0.4);
+  ASSERT_NE(run.sim, nullptr);
+  const FormedGroup& formed = run.formed;
   ASSERT_NE(formed.first, nullptr);
-  const Model& model = hook.rigid_model();
+  const Model& model = run.hook->rigid_model();
   const State& x0 = formed.first->rigid.x_minus;
   const Mode& mode0 = formed.first->rigid.mode_before;
   std::vector<ContactId> links = mode0.contacts;

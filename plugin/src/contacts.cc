@@ -175,13 +175,12 @@ void CollidePairs(const Model& model, const mjData* d, const std::vector<Contact
                   std::vector<ContactPoint>& points) {
   const mjModel* m = model.mj();
   points.clear();
-  std::vector<std::pair<int, int>> pairs;
-  for (const ContactId& id : ids) {
-    const std::pair<int, int> pair{id.geom1, id.geom2};
-    if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
-  }
   mjPreContact con[mjMAXCONPAIR];
-  for (const auto& [g1, g2] : pairs) {
+  // each pair once, in the order of its first id (no list of the pairs: the hook's per-step path
+  // allocates nothing)
+  for (auto id = ids.begin(); id != ids.end(); ++id) {
+    if (std::any_of(ids.begin(), id, [&](const ContactId& earlier) { return earlier.SamePair(*id); })) continue;
+    const int g1 = id->geom1, g2 = id->geom2;
     const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
     mjfCollision collide = mjCOLLISIONFUNC[t1][t2];
     if (!collide) continue;

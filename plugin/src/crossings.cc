@@ -217,13 +217,33 @@ void CrossingFinder::Evaluate(const mjData* d, const SavedStep& cur, const Mode&
   prefilter_.Solved(mode.contacts, w.skip, g.force);
 }
 
+void CrossingFinder::CarryPair(const StepGuards& before, const ContactId& pair, double dt) {
+  // the configuration a short time δ on at x_{k−1}'s velocity (the anchors' rates are first order
+  // in δ: the velocity's change over δ does not enter), with the step's inputs (mocap poses)
+  const double delta = kAnchorRateProbe * dt;
+  const mjModel* m = model_.mj();
+  probe_qpos_ = before.at->qpos;
+  mj_integratePos(m, probe_qpos_.data(), before.at->qvel.data(), delta);
+  LoadInputs(m, *before.at, data_.aux());
+  guard_ids_.assign(1, pair);
+  EvaluatePositionForPairs(model_, data_.aux(), probe_qpos_.data(), guard_ids_, guard_points_, false);
+  carried_.Carry(pair, guard_points_, delta, dt);
+}
+
 std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const StepGuards& after, const Mode& mode,
-                                            const ContactTracker& tracker, long step) const {
+                                            const ContactTracker& tracker, long step, double dt) {
   std::vector<Crossing> out;
+  // the lists describe x_{k−1} and x_k exactly except with RK4 (its last stage)
+  const bool exact_ends = model_.mj()->opt.integrator != mjINT_RK4;
+  carried_.Begin(before.inactive);
   for (size_t j = 0; j < after.inactive.size(); j++) {
     const ContactPoint& p = after.inactive[j];
     if (p.gap >= 0) continue;
-    int i = MatchContact(p.id, before.inactive);
+    // which start point p continues decides the crossing only where one of its pair's is apart
+    const bool one_apart = std::any_of(before.inactive.begin(), before.inactive.end(),
+                                       [&](const ContactPoint& q) { return q.id.SamePair(p.id) && q.gap > 0; });
+    if (exact_ends && before.at && one_apart && carried_.NeedsRates(p.id)) CarryPair(before, p.id, dt);
+    int i = carried_.StartOf(p.id);
     // a point on a feature of the pair (a box's corner: FeatureListed) that had no point at all
     // before is a new touch, though its nearest point before was already penetrating, whatever the nearest anchor: an untracked pair lists its points only
     // once they touch, and a height field lists a touching corner prism by prism, so the nearest
@@ -240,11 +260,11 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
     c.g0 = g0;
     c.g1 = p.gap;
     c.onset = i < 0;
-    // the lists describe x_{k−1} and x_k exactly except with RK4 (its last stage)
-    c.ends_known = i >= 0 && model_.mj()->opt.integrator != mjINT_RK4;
+    c.ends_known = i >= 0 && exact_ends;
     if (c.ends_known) {
       c.rate0 = before.inactive_rate[i];
       c.rate1 = after.inactive_rate[j];
+      c.end = p.id;
     }
     out.push_back(c);
   }
@@ -302,15 +322,19 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
   }
   c.localized = true;
   c.have_x = false;
-  auto guard = [&](const State& x) {
+  // the touchdown's identity at sub-step tau of the step [x_{k−1}, x_k] (from another base: c.id)
+  auto followed = [&](const SavedStep* base, double tau) {
+    return c.ends_known && base == &prev ? AnchorAt(c.id, c.end, tau, dt) : c.id;
+  };
+  auto guard = [&](const State& x, const ContactId& id) {
     if (c.type == Crossing::kLiftoff) return EvaluateMode(model_, data_, x, island_mode).normal_force(island_k);
     // the pair's own points (kinematics and its narrow phase only), matched as in the full list:
     // the mode's points of the same pair first, so that the crossing point is not taken for one
     guard_ids_.clear();
-    for (const ContactId& id : mode.contacts) {
-      if (id.SamePair(c.id)) guard_ids_.push_back(id);
+    for (const ContactId& mode_id : mode.contacts) {
+      if (mode_id.SamePair(id)) guard_ids_.push_back(mode_id);
     }
-    guard_ids_.push_back(c.id);
+    guard_ids_.push_back(id);
     EvaluatePositionForPairs(model_, data_.aux(), x.qpos.data(), guard_ids_, guard_points_, false);
     MatchContacts(guard_ids_, guard_points_, guard_match_);
     const int i = guard_match_.back();
@@ -358,7 +382,7 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
         family_velocity = 2 * c.x.qvel - base->qvel;
         slope_velocity = &family_velocity;
       }
-      GuardSample sample{guard(c.x)};
+      GuardSample sample{guard(c.x, followed(base, h))};
       if (slope_velocity) sample.slope = slope;
       slope_velocity = nullptr;
       if (sample.value < 0 && (s_hi < 0 || h < s_hi)) s_hi = h, x_hi = c.x;
@@ -370,8 +394,8 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
       fa = c.g0;
       fb = c.g1;
     } else {
-      fa = guard(base->state());
-      fb = base == &prev ? guard(end) : phi(dt).value;  // from x_{k−1} a whole step is x_k
+      fa = guard(base->state(), c.id);
+      fb = base == &prev ? guard(end, c.id) : phi(dt).value;  // from x_{k−1} a whole step is x_k
       s_lo = s_hi = -1;
     }
     if (!(fa > 0 && fb < 0)) continue;
@@ -385,6 +409,7 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     c.s = r.time;
     c.lo = r.lo;
     c.hi = r.hi;
+    if (c.type == Crossing::kTouchdown) c.id = followed(base, r.time);  // the point located, at its time
     c.have_x = r.sampled && (r.time == s_lo || r.time == s_hi);
     if (c.have_x) c.x = r.time == s_lo ? x_lo : x_hi;
     c.valid = true;

@@ -11,11 +11,19 @@
 //                capsule's cylinder/cap): when a mode contact's feature at x_k is not its feature
 //                at x_{k−1}, the previous rows are re-formed at x_{k−1} on x_k's feature, extended
 //                beyond its region (FeaturePoint) — a feature change inside a step is no crossing
-//   Detect    (guards at x_{k−1} and x_k, the mode, the tracker's hysteresis)
+//   Detect    (guards at x_{k−1} and x_k, the mode, the tracker's hysteresis, the saved x_{k−1})
 //             => Crossings: touchdowns (gap + to −), liftoffs (λ_n + to −, beyond force_tol),
-//                kinematic releases (a mode contact apart by more than release_gap)
+//                kinematic releases (a mode contact apart by more than release_gap). A touchdown's
+//                point at x_k continues the point of x_{k−1} whose anchor, carried over the step
+//                at its rate, lands nearest (point_following.h: where its pair has several points
+//                outside the mode, one of them apart; the rates from the pair's points at x_{k−1}'s
+//                configuration moved kAnchorRateProbe·dt along its velocity), not the nearest start
+//                anchor: a sliding point's end can lie nearer to a neighbour's start anchor
 //   Localize  (a crossing, the saved x_{k−1} and x_k) => its time inside the step and the
-//             re-simulated MuJoCo state there (LocateCrossing on the exact guard). Both guards
+//             re-simulated MuJoCo state there (LocateCrossing on the exact guard). A touchdown
+//             seen at both ends follows its point through the step: the guard at sub-step τ is
+//             the point nearest to the anchor moved linearly from the start point's to the end
+//             point's (AnchorAt), and the crossing's id is that identity at the located time. Both guards
 //             read the inputs of the step re-simulated (LoadInputs, into data's mjData: forces,
 //             controls, the mocap poses the touchdown's distance depends on). A liftoff's
 //             guard is λ_n of the mode restricted to its contact's island: a liftoff localised
@@ -32,6 +40,7 @@
 
 #include "contact_tracking.h"
 #include "island_solve.h"
+#include "point_following.h"
 #include "release_prefilter.h"
 #include "resimulation.h"
 #include "saltation/contacts.h"
@@ -75,6 +84,9 @@ struct Crossing {
   // cubic Hermite estimate of the crossing that the re-simulated sub-steps then confirm
   bool ends_known = false;
   double rate0 = 0, rate1 = 0;
+  // ends_known: the touchdown's point at x_k (id: the point of x_{k−1} it continues; once
+  // localised, the identity at the located time, AnchorAt)
+  ContactId end;
   double s = 0, lo = 0, hi = 0;
   bool have_x = false;              // x: the re-simulated state at base->time + s
   State x;
@@ -102,8 +114,9 @@ class CrossingFinder {
 
   void Evaluate(const mjData* d, const SavedStep& cur, const Mode& mode, const StepGuards* previous, double dt,
                 StepGuards& out);
+  // before.at: the saved x_{k−1} (the anchors' rates are re-simulated from it); dt: the step
   std::vector<Crossing> Detect(const StepGuards& before, const StepGuards& after, const Mode& mode,
-                               const ContactTracker& tracker, long step) const;
+                               const ContactTracker& tracker, long step, double dt);
   void Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur, double dt);
 
  private:
@@ -129,6 +142,10 @@ class CrossingFinder {
   // (ids[k].feature ≥ 0: FeaturePoint at x_{k−1}) their first tangent
   const RowMatrix* PreviousRows(const StepGuards& previous, const std::vector<ContactId>& ids,
                                 const std::vector<ContactPoint>& points);
+  // the anchors' rates of `pair`'s points outside the mode at x_{k−1} (before.inactive): its
+  // points at before.at's configuration moved kAnchorRateProbe·dt along its velocity (kinematics
+  // and the pair's narrow phase only, with the step's mocap poses), into carried_
+  void CarryPair(const StepGuards& before, const ContactId& pair, double dt);
   // the solved contacts whose feature at x_k (g.mode_feature) differs from x_{k−1}'s, held on
   // x_k's feature in scratch_.held, with x_{k−1}'s points in scratch_.hint_points lending them x_k's
   // first tangent; false when no feature changed
@@ -146,6 +163,8 @@ class CrossingFinder {
   std::vector<ContactId> guard_ids_;
   RowMatrix guard_rows_;  // the guard's slope row
   std::vector<int> guard_match_;
+  CarriedAnchors carried_;  // Detect's: the start points' anchors carried over the step
+  Eigen::VectorXd probe_qpos_;  // CarryPair's configuration
 };
 
 }  // namespace saltation

@@ -288,7 +288,7 @@ void Hook::Account(const mjData* d, double dt) {
   crossings_->Evaluate(d, *cur_, mode_, &g1, dt, g);
   if (g1.present) {
     const size_t mode_size_before = mode_.contacts.size();
-    std::vector<Crossing> crossings = crossings_->Detect(g1, g, mode_, *tracker_, step_index_);
+    std::vector<Crossing> crossings = crossings_->Detect(g1, g, mode_, *tracker_, step_index_, dt);
     for (Crossing& c : crossings) crossings_->Localize(c, mode_, *prev_, *cur_, dt);
     if (!crossings.empty()) {
       const std::vector<size_t> step_events = Process(crossings, dt);
