@@ -16,8 +16,8 @@ bool OwnCapsuleCapsulePoints(const mjModel* m, int g1, int g2) {
 
 double CapsuleInteriorThreshold(const mjModel* m, int g1, int g2) {
   const double r = m->geom_size[3 * g1] + m->geom_size[3 * g2];
-  const double span = 2 * (m->geom_size[3 * g1 + 1] + m->geom_size[3 * g2 + 1]);
-  const double eps = 1e-9 * (r + span);
+  const double span = m->geom_size[3 * g1 + 1] + m->geom_size[3 * g2 + 1];
+  const double eps = 1e-6 * r;
   // not below four times segment_features' parallel lines (1e-9), where the common perpendicular
   // is refused: a held interior's RK4 stages just past the threshold still have it
   return std::max(2 * r * eps / (span * span), 4e-9);
