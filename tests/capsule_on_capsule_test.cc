@@ -123,6 +123,82 @@ TEST_F(CapsuleOnCapsule, ParallelLogSpinningAboutItsAxisStaysWithoutAnEvent) {
               s.x.qpos(2) - z, s.x.qvel(3) - spin);
 }
 
+// The same log's first hand-over (the part of the test below that holds now): as the lines pass the
+// threshold both ends' guards fire; the first end hands over to the interior (a `feature` event),
+// the second joins it (released, events.cc) rather than holding the interior point twice, and the
+// interior later hands to an end; no two contacts of the pair on one feature after any of them
+// (before: the released end's point touched down again and the second end took the interior too).
+TEST_F(CapsuleOnCapsule, SpinningNearParallelLogsFirstHandOverHoldsTheInteriorOnce) {
+  ModelPtr m = LoadModelFromString(LogOnRail("1"));
+  Model model(m.get());
+  RigidSimulator sim(model);
+  const double yaw = 3e-5, spin = -13;
+  const double lateral = kHalf * std::sin(yaw);
+  const double z = kRailZ + std::sqrt((kR1 + kR2) * (kR1 + kR2) - lateral * lateral);
+  State start = Start(0.03, z, yaw, 0);
+  start.qvel(3) = spin;
+  HybridState s = sim.Initialize(start);
+  ASSERT_EQ(s.mode.contacts.size(), 2u);
+  std::vector<RigidEvent> events;
+  ASSERT_NO_THROW(events = sim.Advance(s, 0.5, 3));
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].kind, EventKind::kFeature);
+  EXPECT_EQ(events[0].mode_after.contacts.size(), 2u);
+  EXPECT_EQ(events[1].kind, EventKind::kLiftoff);  // the second end joins the interior
+  EXPECT_EQ(events[1].mode_after.contacts.size(), 1u);
+  EXPECT_NEAR(events[1].time, events[0].time, 1e-6);
+  for (const RigidEvent& e : events) {
+    for (size_t a = 0; a < e.mode_after.contacts.size(); a++) {
+      for (size_t b = a + 1; b < e.mode_after.contacts.size(); b++) {
+        EXPECT_FALSE(e.mode_after.contacts[a].feature == e.mode_after.contacts[b].feature)
+            << "two contacts on one feature after the event at t = " << e.time;
+      }
+    }
+  }
+  std::printf("[ capsule on capsule ] spinning log turned %.0e: hand-over at t = %.6f s, the second end joins at +%.2e s\n",
+              yaw, events[0].time, events[1].time - events[0].time);
+}
+
+// The spinning log turned 3e-5 rad without friction: the spin yaws it out past the interior threshold
+// (φ ≈ 4.2e-4 rad here), where an end hands over to the interior point; that hand-over is one
+// `feature` event, never an end and the interior held as two contacts (before the listing rule in
+// capsule_capsule_points.cc the end's point, still listed, touched down again beside the interior
+// and the two flipped 34 ↔ 31 at one instant up to the 10000-event limit at 0.22 s).
+// DISABLED: still fails (issue 14, left open). With the listing rule, the ends' guard on the angle,
+// the merge of a second end onto the held interior (events.cc) and the far-side event state, the
+// hand-over at 0.21646 s is now one feature event and one release (no duplicate), but the interior
+// is then held ≈ 1e-8 m inside (the ε jump at the threshold: below it the ends carry the contact)
+// and, once the interior hands to the − end at 0.21663 s, the + end's point reappears penetrating
+// at 0.217 s (NumericalError "appeared penetrating").
+TEST_F(CapsuleOnCapsule, DISABLED_SpinningNearParallelLogHandsAnEndToTheInteriorOnce) {
+  ModelPtr m = LoadModelFromString(LogOnRail("1"));
+  Model model(m.get());
+  RigidSimulator sim(model);
+  const double yaw = 3e-5, spin = -13;
+  const double lateral = kHalf * std::sin(yaw);
+  const double z = kRailZ + std::sqrt((kR1 + kR2) * (kR1 + kR2) - lateral * lateral);
+  State start = Start(0.03, z, yaw, 0);
+  start.qvel(3) = spin;
+  HybridState s = sim.Initialize(start);
+  ASSERT_EQ(s.mode.contacts.size(), 2u);
+  std::vector<RigidEvent> events;
+  ASSERT_NO_THROW(events = sim.Advance(s, 0.5, 50));
+  int handovers = 0;
+  for (const RigidEvent& e : events) {
+    for (size_t a = 0; a < e.mode_after.contacts.size(); a++) {
+      for (size_t b = a + 1; b < e.mode_after.contacts.size(); b++) {
+        EXPECT_FALSE(e.mode_after.contacts[a].feature == e.mode_after.contacts[b].feature)
+            << "two contacts on one feature after the event at t = " << e.time;
+      }
+    }
+    if (e.kind == EventKind::kFeature) handovers++;
+  }
+  std::printf("[ capsule on capsule ] spinning log turned %.0e: %zu events over %.3f s (%d feature), %zu contacts\n",
+              yaw, events.size(), s.x.time, handovers, s.mode.contacts.size());
+  EXPECT_LT(events.size(), 50u);
+  EXPECT_NEAR(s.x.time, 0.5, 1e-12);
+}
+
 TEST_F(CapsuleOnCapsule, NearParallelLogLiesOnItsEndsAndRollsOffAtTheClosedFormRate) {
   ModelPtr m = LoadModelFromString(LogOnRail("3"));
   Model model(m.get());

@@ -53,7 +53,17 @@ void CapsuleCapsulePoints(const mjModel* m, const mjData* d, int g1, int g2, dou
     p.dist = dist;
     p.segment_feature = SegmentFeatureCode(sigma[0], sigma[1]);
   };
-  // each end of side i against side j's segment: the end's foot on j's line, clamped to j's ends
+  // the interior: the lines' common perpendicular inside both open segments, away from parallel
+  const double c = s.e[0].dot(s.e[1]);
+  double t_interior[2];
+  const int interior[2] = {0, 0};
+  const bool has_interior = 1 - c * c >= CapsuleInteriorThreshold(m, g1, g2) &&
+                            NearestParams(s, interior, t_interior) && std::abs(t_interior[0]) < s.half[0] &&
+                            std::abs(t_interior[1]) < s.half[1];
+  // each end of side i against side j's segment: the end's foot on j's line, clamped to j's ends;
+  // where the interior is a point, only inside the end's own region on side i (its nearest-point
+  // condition σ_i e_i·(P_j − c_i) ≥ L_i, the guard segment_features.h holds it by): outside it the
+  // interior is the nearer point and the end's would be the same contact listed twice
   for (int i = 0; i < 2; i++) {
     const int j = 1 - i;
     for (const int end : {-1, 1}) {
@@ -65,17 +75,12 @@ void CapsuleCapsulePoints(const mjModel* m, const mjData* d, int g1, int g2, dou
         sigma[j] = t[j] > 0 ? 1 : -1;
         NearestParams(s, sigma, t);
       }
+      const Eigen::Vector3d partner = s.c[j] + t[j] * s.e[j];
+      if (has_interior && !(end * s.e[i].dot(partner - s.c[i]) >= s.half[i])) continue;
       emit(sigma, t);
     }
   }
-  // the interior: the lines' common perpendicular inside both open segments
-  const double c = s.e[0].dot(s.e[1]);
-  if (!(1 - c * c >= CapsuleInteriorThreshold(m, g1, g2))) return;
-  const int sigma[2] = {0, 0};
-  double t[2];
-  if (!NearestParams(s, sigma, t)) return;
-  if (!(std::abs(t[0]) < s.half[0]) || !(std::abs(t[1]) < s.half[1])) return;
-  emit(sigma, t);
+  if (has_interior) emit(interior, t_interior);
 }
 
 }  // namespace saltation

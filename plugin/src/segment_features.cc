@@ -201,19 +201,26 @@ FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const Co
   int sigma[2];
   SigmaOf(id.feature, sigma);
   const double c = s.e[0].dot(s.e[1]);
-  const bool no_interior =
-      OwnCapsuleCapsulePoints(m, id.geom1, id.geom2) && !(1 - c * c >= CapsuleInteriorThreshold(m, id.geom1, id.geom2));
-  // an end against the other's interior hands over to the interior point only where there is one;
-  // that guard comes last, so the others keep their places in the set as the angle crosses the
-  // threshold (the simulator pairs a step's start and end guards by index)
+  const bool own = OwnCapsuleCapsulePoints(m, id.geom1, id.geom2);
+  const double threshold = own ? CapsuleInteriorThreshold(m, id.geom1, id.geom2) : 0;
+  // a capsule–capsule end against the other's interior hands over to the interior point only where
+  // there is one (1 − c² ≥ threshold): its guard is the larger of its side's and threshold − (1 − c²),
+  // so it fires where the later of the two crosses (the end leaves its own region with the lines
+  // past the threshold: the listing rule of capsule_capsule_points.cc drops its point there). That
+  // guard comes last (the simulator pairs a step's start and end guards by index)
   const int last = sigma[0] != 0 && sigma[1] == 0 ? 0 : 1;
   for (const int i : {1 - last, last}) {
     const int first = set.count;
-    if (no_interior && sigma[i] != 0 && sigma[1 - i] == 0) continue;
     AppendSideGuards(s, sigma, i, set);
     for (int n = first; n < set.count; n++) {
       FeatureGuard& g = set.guard[n];
       g.to = i == 0 ? Code(g.to, sigma[1]) : Code(sigma[0], g.to);
+      const double angle = threshold - (1 - c * c);
+      if (own && sigma[i] != 0 && sigma[1 - i] == 0 && angle > g.value) {
+        g.axis = kLinesAngleGuard, g.sign = -1, g.offset = threshold;
+        g.value = angle;
+        g.listing_changes = true;
+      }
     }
   }
   if (OwnCapsuleCapsulePoints(m, id.geom1, id.geom2) && sigma[0] == 0 && sigma[1] == 0) {
@@ -226,6 +233,7 @@ FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const Co
     g.axis = kLinesAngleGuard, g.sign = 1, g.offset = -CapsuleInteriorThreshold(m, id.geom1, id.geom2);
     g.length = 1;
     g.value = (1 - c * c) + g.offset;
+    g.listing_changes = true;
     const int end = t[i] >= 0 ? 1 : -1;
     g.to = i == 0 ? Code(end, 0) : Code(0, end);
   }
