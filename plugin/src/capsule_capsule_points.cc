@@ -1,6 +1,7 @@
 // A capsule against a capsule (own_points.h): each end sphere of either capsule against the other's
 // segment, and the lines' common perpendicular where it meets both open segments and the lines are
-// further from parallel than CapsuleInteriorThreshold; each within the band.
+// further from parallel than CapsuleInteriorThreshold; each within the band; where the interior is
+// listed, an end only inside its own region (own_points.h: the hand-over is one contact's feature).
 #include <algorithm>
 #include <cmath>
 

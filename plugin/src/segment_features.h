@@ -30,9 +30,11 @@
 //   SegmentFeatureGuards (m, d, id) => per capsule i, q_i = e_i·(P_j − c_i) (P_j the other's nearest
 //                      point): free, L_i ∓ q_i (→ σ_i = ±1); clamped, σ_i q_i − L_i (→ σ_i = 0);
 //                      each ≥ 0 inside the region (the nearest-point conditions), fires + → −;
-//                      capsule–capsule: an end's guard into its segment's interior only where the
-//                      interior is a point (1 − (e_1·e_2)² ≥ CapsuleInteriorThreshold, own_points.h):
-//                      below it an end stays an end; the interior's region ends there too, a guard
+//                      capsule–capsule: an end's guard into its segment's interior is the larger of
+//                      that and threshold − (1 − (e_1·e_2)²) (CapsuleInteriorThreshold, own_points.h):
+//                      below the threshold an end stays an end, it hands over where both are past
+//                      (axis kLinesAngleGuard while the angle's term is the larger); the interior's
+//                      region ends at the threshold too, a guard
 //                      (1 − (e_1·e_2)²) − threshold (axis kLinesAngleGuard) handing the contact to
 //                      the end nearest the common perpendicular's feet (the most |t_i|/L_i)
 //   SegmentGuardGradient (model, d, id, guard) => ∇h (ndx): sign · dq_i/dt as a row in v, from the
