@@ -24,6 +24,7 @@
 #include "feature_guard_fd.h"
 #include "test_util.h"
 
+#include "own_points.h"
 #include "segment_features.h"
 #include "saltation/contact_features.h"
 #include "saltation/event_json.h"
@@ -143,10 +144,11 @@ TEST_F(CapsuleEnd, LogSlidesOffTheRailOverItsOwnCap) {
   for (double v0 : {2.0, 0.4}) ExpectClosedForm(model, "log along", 0.2 - 0.06, 0.2, v0, rho);
 }
 
-// FeaturePoint is MuJoCo's sphere–capsule and capsule–capsule point in every region, each region's
-// guards are positive inside it and some guard of every other feature of the pair is negative (the
-// regions tile the configurations), and FeatureGuardGradient is the guard's finite-difference
-// gradient. Random poses of two free bodies (a margin of 1 m: MuJoCo reports every pose).
+// FeaturePoint is MuJoCo's sphere–capsule point and each of two capsules' own points in every
+// region, each region's guards are positive inside it, for a sphere some guard of every other
+// feature of the pair is negative (the regions tile the configurations; two capsules' own points
+// coexist, each in its own region), and FeatureGuardGradient is the guard's finite-difference
+// gradient (the interior's angle guard among them). Random poses of two free bodies (a margin of 1 m: MuJoCo reports every pose).
 TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
   for (const char* first : {R"(type="sphere" size="0.05")", R"(type="capsule" size="0.04 0.15")"}) {
     ModelPtr m = LoadModelFromString(std::string(R"(
@@ -172,24 +174,46 @@ TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
       EvaluatePosition(model, d, q.data());
       std::vector<ContactPoint> points;
       ListContacts(model, d, points);
-      if (points.size() != 1u) continue;  // parallel capsules (two points) or apart by more than 1 m
-      ContactId id = points[0].id;
+      // sphere–capsule: MuJoCo's one point (none: apart by more than 1 m); capsule–capsule: each of
+      // our own points (own_points.h), one region each
+      if (sphere && points.size() != 1u) continue;
+      const mjtNum* xa = d->geom_xmat + 9 * 0;
+      const mjtNum* xb = d->geom_xmat + 9 * 1;
+      const double cosine = xa[2] * xb[2] + xa[5] * xb[5] + xa[8] * xb[8];
+      const bool interior = !sphere && 1 - cosine * cosine >= CapsuleInteriorThreshold(m.get(), 0, 1);
+      for (const ContactPoint& point : points) {
+      ContactId id = point.id;
       ASSERT_TRUE(HasFeatures(m.get(), id));
       id.feature = FeatureAt(m.get(), d, id);
       if (id.feature < 0) continue;  // the segments touch: no normal
       const std::string name = FeatureName(id.feature);
       seen[name]++;
       const ContactPoint p = FeaturePoint(model, d, id);
-      ExpectSamePoint(p, points[0], name);
+      ExpectSamePoint(p, point, name);
       const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
-      // a free segment bounds both ways, a clamped one once; the sphere has no guard
+      // a free segment bounds both ways, a clamped one once; the sphere has no guard. Two capsules'
+      // own points: an end against the other's interior hands over to the interior only where
+      // there is one, and the interior adds its angle guard
       int expected = 0;
+      int sigmas[2];
+      for (int side = 0; side < 2; side++) sigmas[side] = ((id.feature - kSegmentFeatureBase) / (side ? 3 : 1)) % 3 - 1;
       for (int side = sphere ? 1 : 0; side < 2; side++) {
-        const int sigma = ((id.feature - kSegmentFeatureBase) / (side ? 3 : 1)) % 3 - 1;
-        expected += sigma ? 1 : 2;
+        if (!sphere && !interior && sigmas[side] != 0 && sigmas[1 - side] == 0) continue;
+        expected += sigmas[side] ? 1 : 2;
       }
+      if (!sphere && sigmas[0] == 0 && sigmas[1] == 0) expected++;
       EXPECT_EQ(guards.count, expected) << name;
-      for (int j = 0; j < guards.count; j++) EXPECT_GT(guards.guard[j].value, 0) << name << " guard " << j;
+      // inside its region: MuJoCo's point (the pair's nearest of our own points for two capsules;
+      // another own point may lie outside the region its code names — an end whose foot's common
+      // perpendicular falls inside its own segment — where a nearer point of the pair touches first)
+      bool nearest = true;
+      for (const ContactPoint& other : points) nearest = nearest && other.gap >= point.gap;
+      if (nearest) {
+        for (int j = 0; j < guards.count; j++) EXPECT_GT(guards.guard[j].value, 0) << name << " guard " << j;
+      }
+      // the gradients: central differences of each guard on the tangent configuration
+      ExpectGuardGradientsMatchTheirTwins(model, d, id, q, guards, 1e-8, name);
+      if (!sphere) continue;  // two capsules' own points coexist: their regions overlap by design
       for (int other = kSegmentFeatureBase; other < kSegmentFeatureBase + 9; other++) {
         if (other == id.feature || (sphere && (other - kSegmentFeatureBase) % 3 != 1)) continue;
         ContactId o = id;
@@ -199,8 +223,7 @@ TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
         for (int j = 0; j < og.count; j++) lowest = std::min(lowest, og.guard[j].value);
         EXPECT_LT(lowest, 0) << name << " at " << id.feature << ": feature " << other << " holds too";
       }
-      // the gradients: central differences of each guard on the tangent configuration
-      ExpectGuardGradientsMatchTheirTwins(model, d, id, q, guards, 1e-8, name);
+      }
     }
     std::printf("[ capsule end ] %s–capsule regions seen:", sphere ? "sphere" : "capsule");
     for (const auto& [name, n] : seen) std::printf(" %s %d", name.c_str(), n);

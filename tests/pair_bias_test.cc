@@ -278,7 +278,8 @@ class PairBias : public MujocoTest, public ::testing::WithParamInterface<PairCas
 // the pairs contact_jdot.h has a formula for (their bias must come from it)
 bool ClosedForm(const PairCase& c) {
   for (const char* name : {"sphere_sphere", "sphere_capsule", "capsule_capsule_crossing",
-                           "capsule_capsule_near_parallel", "plane_sphere", "plane_capsule"}) {
+                           "capsule_capsule_near_parallel", "capsule_capsule_ends_near_parallel", "plane_sphere",
+                           "plane_capsule"}) {
     if (std::string(c.name) == name) return true;
   }
   return false;
@@ -375,11 +376,18 @@ INSTANTIATE_TEST_SUITE_P(
                  FREE_A(R"(<geom name="ga" type="capsule" size="0.03 0.2" mass="1" condim="3"/>)")
                  FREE_B(R"(<geom name="gb" type="capsule" size="0.04 0.2" mass="1" condim="3"/>)"),
                  false, Vec3(0, 0, 1), Vec3(0, 1.5707963, 0), Vec3(1.5707963, 0, 0), true, 3e-12},  // measured 1.4e-12 (five-point stencil: 1.7e-12)
-        PairCase{"capsule_capsule_near_parallel",  // the point runs along the axes at v/φ: the twin at 0.2h
+        // the point runs along the axes at v/φ: the twin at 0.2h; b shifted along the axes so the
+        // ends' own points (own_points.h) have their feet clear of the other's ends (a region
+        // boundary: the twin's stencil would straddle the kink there)
+        PairCase{"capsule_capsule_near_parallel",
                  FREE_A(R"(<geom name="ga" type="capsule" size="0.03 0.2" mass="1" condim="3"/>)")
                  FREE_B(R"(<geom name="gb" type="capsule" size="0.04 0.2" mass="1" condim="3"/>)"),
-                 false, Vec3(0, 0, 1), Vec3(0, 1.5707963, 0), Vec3(0, 1.5707963, 0.02), true, 8e-12, 0,
-                 0.2},  // measured 4.5e-12 (five-point stencil: 4.3e-6)
+                 false, Vec3(0.1, 0, 1), Vec3(0, 1.5707963, 0), Vec3(0, 1.5707963, 0.02), true, 8e-12, 0,
+                 0.2},  // measured 6.6e-12 with the own points (4.5e-12 on MuJoCo's one; five-point stencil: 4.3e-6)
+        PairCase{"capsule_capsule_ends_near_parallel",  // 1e-5 rad: below the interior threshold, the ends' points
+                 FREE_A(R"(<geom name="ga" type="capsule" size="0.03 0.2" mass="1" condim="3"/>)")
+                 FREE_B(R"(<geom name="gb" type="capsule" size="0.04 0.2" mass="1" condim="3"/>)"),
+                 false, Vec3(0.3, 0, 1), Vec3(0, 1.5707963, 0), Vec3(0, 1.5707963, 1e-5), true, 8e-11},  // measured 4.0e-11
         PairCase{"sphere_box",
                  FREE_A(R"(<geom name="ga" type="sphere" size="0.05" mass="1" condim="3"/>)")
                  FREE_B(R"(<geom name="gb" type="box" size="0.1 0.08 0.06" mass="1" condim="3"/>)"),

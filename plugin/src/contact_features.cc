@@ -61,8 +61,11 @@ bool IsCapsuleBox(const mjModel* m, const ContactId& id) {
          OwnCapsuleBoxPoints(m, id.geom1, id.geom2);
 }
 
-// a held contact whose anchor follows its feature's point: a capsule–box pair's (several points per pair)
-bool Follows(const mjModel* m, const ContactId& id) { return id.feature >= 0 && IsCapsuleBox(m, id); }
+// a held contact whose anchor follows its feature's point: a capsule–box or capsule–capsule pair's
+// (several points per pair)
+bool Follows(const mjModel* m, const ContactId& id) {
+  return id.feature >= 0 && (IsCapsuleBox(m, id) || OwnCapsuleCapsulePoints(m, id.geom1, id.geom2));
+}
 
 // the centre of the sphere about which geom1 touches the box (world): a sphere's centre, a
 // capsule's end (`end` = ±1) at ±h along its axis

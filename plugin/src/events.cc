@@ -356,6 +356,16 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   const double rel = KineticTransversality(model, data.main(), grad_h, s.x.qvel, 0, &ev.island);
   Mode after = s.mode;
   after.contacts[k].feature = guard.to;
+  // onto a feature another contact of its pair holds (a capsule's two ends handing over to the one
+  // interior point as the lines pass the threshold, own_points.h): the same contact twice, so this
+  // one leaves the mode here and the other carries the point
+  for (size_t c = 0; c < after.contacts.size(); c++) {
+    if (static_cast<int>(c) != k && after.contacts[c].SamePair(ev.contact) && after.contacts[c].feature == guard.to) {
+      after.contacts.erase(after.contacts.begin() + k);
+      ev.kind = EventKind::kLiftoff;
+      break;
+    }
+  }
   ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
   for (size_t i = 0; i < ev.released.size(); i++) {
     if (ev.released[i].SamePair(ev.contact) && ev.released[i].anchor == ev.contact.anchor) {

@@ -589,7 +589,8 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       FollowHeld(model_, data_, s);
       continue;
     }
-    HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
+    const bool far_side = !touchdown && best_liftoff < 0 && best_feature >= 0 && best_guard.listing_changes;
+    HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, far_side ? best_hi : best), s.mode};
     const double t0 = s.x.time;
     // the point that appeared waits for the earlier event only if it does not penetrate there yet:
     // otherwise it crossed first, unseen, and the event would follow a missed one

@@ -1,6 +1,9 @@
 #include "segment_features.h"
 
 #include <cmath>
+#include <vector>
+
+#include "own_points.h"
 
 namespace saltation {
 namespace {
@@ -8,9 +11,41 @@ namespace {
 // 1 − (e_1·e_2)² below this: the free lines are parallel (MuJoCo switches to its two-point rule)
 constexpr double kParallel = 1e-9;
 
-Segments SegmentsOf(const mjModel* m, const mjData* d, const ContactId& id) {
+int Sigma(int feature, int side) {
+  const int f = feature - kSegmentFeatureBase;
+  return (side ? f / 3 : f % 3) - 1;
+}
+
+int Code(int sigma1, int sigma2) { return SegmentFeatureCode(sigma1, sigma2); }
+
+bool Fixed(const Segments& s, const int sigma[2], int side) { return !s.has_length[side] || sigma[side] != 0; }
+
+void SigmaOf(int feature, int sigma[2]) { sigma[0] = Sigma(feature, 0), sigma[1] = Sigma(feature, 1); }
+
+// a capsule–capsule contact's own point (own_points.h): the pair's point whose anchor (geom2's
+// frame) lies nearest id's; its feature, −1 when the pair has none
+int OwnSegmentFeature(const mjModel* m, const mjData* d, const ContactId& id) {
+  thread_local std::vector<SurfacePoint> points;
+  points.clear();
+  CapsuleCapsulePoints(m, d, id.geom1, id.geom2, 1e300, points);
+  const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->geom_xmat + 9 * id.geom2);
+  const Eigen::Map<const Eigen::Vector3d> origin(d->geom_xpos + 3 * id.geom2);
+  int feature = -1;
+  double best = INFINITY;
+  for (const SurfacePoint& p : points) {
+    const double dist = (R.transpose() * (p.pos - origin) - id.anchor).norm();
+    if (dist < best) best = dist, feature = p.segment_feature;
+  }
+  return feature;
+}
+
+}  // namespace
+
+int SegmentFeatureCode(int sigma1, int sigma2) { return kSegmentFeatureBase + (sigma1 + 1) + 3 * (sigma2 + 1); }
+
+Segments SegmentsOf(const mjModel* m, const mjData* d, int g1, int g2) {
   Segments s;
-  const int geoms[2] = {id.geom1, id.geom2};
+  const int geoms[2] = {g1, g2};
   for (int i = 0; i < 2; i++) {
     const int g = geoms[i];
     const mjtNum* mat = d->geom_xmat + 9 * g;
@@ -23,18 +58,6 @@ Segments SegmentsOf(const mjModel* m, const mjData* d, const ContactId& id) {
   return s;
 }
 
-int Sigma(int feature, int side) {
-  const int f = feature - kSegmentFeatureBase;
-  return (side ? f / 3 : f % 3) - 1;
-}
-
-int Code(int sigma1, int sigma2) { return kSegmentFeatureBase + (sigma1 + 1) + 3 * (sigma2 + 1); }
-
-bool Fixed(const Segments& s, const int sigma[2], int side) { return !s.has_length[side] || sigma[side] != 0; }
-
-void SigmaOf(int feature, int sigma[2]) { sigma[0] = Sigma(feature, 0), sigma[1] = Sigma(feature, 1); }
-
-}  // namespace
 
 bool NearestParams(const Segments& s, const int sigma[2], double t[2]) {
   const bool fixed[2] = {Fixed(s, sigma, 0), Fixed(s, sigma, 1)};
@@ -117,7 +140,8 @@ bool IsSegmentPair(const mjModel* m, const ContactId& id) {
 
 int SegmentFeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
   if (!IsSegmentPair(m, id)) return -1;
-  const Segments s = SegmentsOf(m, d, id);
+  if (OwnCapsuleCapsulePoints(m, id.geom1, id.geom2)) return OwnSegmentFeature(m, d, id);
+  const Segments s = SegmentsOf(m, d, id.geom1, id.geom2);
   const Eigen::Vector3d dif = s.c[0] - s.c[1];
   int sigma[2] = {0, 0};
   if (!s.has_length[0]) {
@@ -161,7 +185,7 @@ const char* SegmentFeatureName(int feature) {
 
 bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eigen::Vector3d& p1,
                     Eigen::Vector3d& p2) {
-  const Segments s = SegmentsOf(m, d, id);
+  const Segments s = SegmentsOf(m, d, id.geom1, id.geom2);
   int sigma[2];
   SigmaOf(id.feature, sigma);
   double t[2];
@@ -173,25 +197,66 @@ bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eige
 
 FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const ContactId& id) {
   FeatureGuardSet set;
-  const Segments s = SegmentsOf(m, d, id);
+  const Segments s = SegmentsOf(m, d, id.geom1, id.geom2);
   int sigma[2];
   SigmaOf(id.feature, sigma);
-  for (int i = 0; i < 2; i++) {
+  const double c = s.e[0].dot(s.e[1]);
+  const bool own = OwnCapsuleCapsulePoints(m, id.geom1, id.geom2);
+  const double threshold = own ? CapsuleInteriorThreshold(m, id.geom1, id.geom2) : 0;
+  // a capsule–capsule end against the other's interior hands over to the interior point only where
+  // there is one (1 − c² ≥ threshold): its guard is the larger of its side's and threshold − (1 − c²),
+  // so it fires where the later of the two crosses (the end leaves its own region with the lines
+  // past the threshold: the listing rule of capsule_capsule_points.cc drops its point there). That
+  // guard comes last (the simulator pairs a step's start and end guards by index)
+  const int last = sigma[0] != 0 && sigma[1] == 0 ? 0 : 1;
+  for (const int i : {1 - last, last}) {
     const int first = set.count;
     AppendSideGuards(s, sigma, i, set);
     for (int n = first; n < set.count; n++) {
       FeatureGuard& g = set.guard[n];
       g.to = i == 0 ? Code(g.to, sigma[1]) : Code(sigma[0], g.to);
+      const double angle = threshold - (1 - c * c);
+      if (own && sigma[i] != 0 && sigma[1 - i] == 0 && angle > g.value) {
+        g.axis = kLinesAngleGuard, g.sign = -1, g.offset = threshold;
+        g.value = angle;
+        g.listing_changes = true;
+      }
     }
+  }
+  if (OwnCapsuleCapsulePoints(m, id.geom1, id.geom2) && sigma[0] == 0 && sigma[1] == 0) {
+    // the interior point ends where the lines come within the threshold of parallel: the end
+    // nearest the common perpendicular's feet takes over (their distances differ by at most ε there)
+    double t[2] = {0, 0};
+    NearestParams(s, sigma, t);
+    const int i = std::abs(t[0]) / s.half[0] >= std::abs(t[1]) / s.half[1] ? 0 : 1;
+    FeatureGuard& g = set.guard[set.count++];
+    g.axis = kLinesAngleGuard, g.sign = 1, g.offset = -CapsuleInteriorThreshold(m, id.geom1, id.geom2);
+    g.length = 1;
+    g.value = (1 - c * c) + g.offset;
+    g.listing_changes = true;
+    const int end = t[i] >= 0 ? 1 : -1;
+    g.to = i == 0 ? Code(end, 0) : Code(0, end);
   }
   return set;
 }
 
 Eigen::VectorXd SegmentGuardGradient(const Model& model, const mjData* d, const ContactId& id,
                                      const FeatureGuard& guard) {
+  if (guard.axis == kLinesAngleGuard) {
+    // d/dt (1 − c²) = −2c ċ, ċ = d(e_1·e_2)/dt = (ω_1 − ω_2)·(e_1 × e_2)
+    const mjModel* m = model.mj();
+    const Segments s = SegmentsOf(m, d, id.geom1, id.geom2);
+    Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> r1(3, m->nv), r2(3, m->nv);
+    mj_jac(m, d, nullptr, r1.data(), s.c[0].data(), s.body[0]);
+    mj_jac(m, d, nullptr, r2.data(), s.c[1].data(), s.body[1]);
+    Eigen::VectorXd grad = Eigen::VectorXd::Zero(model.ndx());
+    const double c = s.e[0].dot(s.e[1]);
+    grad.head(m->nv) = -2 * c * guard.sign * ((r1 - r2).transpose() * s.e[0].cross(s.e[1]));
+    return grad;
+  }
   int sigma[2];
   SigmaOf(id.feature, sigma);
-  return SideGuardGradient(model, d, SegmentsOf(model.mj(), d, id), sigma, guard);
+  return SideGuardGradient(model, d, SegmentsOf(model.mj(), d, id.geom1, id.geom2), sigma, guard);
 }
 
 }  // namespace saltation

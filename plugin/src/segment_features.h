@@ -12,10 +12,16 @@
 // cap). The feature is σ_i ∈ {−1, 0, +1} per segment (a sphere's σ is 0), its code
 // kSegmentFeatureBase + (σ_1 + 1) + 3(σ_2 + 1).
 //
+// A capsule–capsule pair's points are our own (own_points.h: each end sphere against the other's
+// segment, the interior only away from parallel); each is one of these regions, and the held
+// feature is the region of the contact's own point (the one whose anchor lies nearest).
+//
 //   IsSegmentPair      (m, id)     => whether id's pair is sphere–capsule or capsule–capsule
-//   SegmentFeatureAt   (m, d, id)  => the feature of MuJoCo's nearest points at d (its clipping
-//                                     rule, mjraw_CapsuleCapsule), −1 where they are not unique
-//                                     (parallel capsules: MuJoCo gives two points) or touch
+//   SegmentFeatureAt   (m, d, id)  => sphere–capsule: the feature of MuJoCo's nearest points at d (its
+//                                     clipping rule), −1 where the segments touch; capsule–capsule:
+//                                     the region of id's own point (nearest anchor), −1 for none
+//   SegmentFeatureCode (σ_1, σ_2)  => the code of a region
+//   SegmentsOf         (m, d, g1, g2) => the two geoms' segments at d
 //   SegmentFeatureName (feature)   => "cylinder" (no end clamped), "cap" (one), "caps" (both)
 //   SegmentNearest     (m, d, id, p1, p2) => the nearest points of id.feature extended beyond its
 //                      region: a clamped segment's end, a free one's point on its line (the other's
@@ -23,7 +29,14 @@
 //                      false where two free lines are parallel
 //   SegmentFeatureGuards (m, d, id) => per capsule i, q_i = e_i·(P_j − c_i) (P_j the other's nearest
 //                      point): free, L_i ∓ q_i (→ σ_i = ±1); clamped, σ_i q_i − L_i (→ σ_i = 0);
-//                      each ≥ 0 inside the region (the nearest-point conditions), fires + → −
+//                      each ≥ 0 inside the region (the nearest-point conditions), fires + → −;
+//                      capsule–capsule: an end's guard into its segment's interior is the larger of
+//                      that and threshold − (1 − (e_1·e_2)²) (CapsuleInteriorThreshold, own_points.h):
+//                      below the threshold an end stays an end, it hands over where both are past
+//                      (axis kLinesAngleGuard while the angle's term is the larger); the interior's
+//                      region ends at the threshold too, a guard
+//                      (1 − (e_1·e_2)²) − threshold (axis kLinesAngleGuard) handing the contact to
+//                      the end nearest the common perpendicular's feet (the most |t_i|/L_i)
 //   SegmentGuardGradient (model, d, id, guard) => ∇h (ndx): sign · dq_i/dt as a row in v, from the
 //                      point Jacobians of both bodies at both nearest points (b_i = e_iᵀ(J_j − J_i)
 //                      at P_j; a free s_j moves as ṡ_j = b_j + (e_i·e_j) ṡ_i), zero in v̇ and act
@@ -50,6 +63,8 @@
 namespace saltation {
 
 constexpr int kSegmentFeatureBase = 27;  // after a box's 27 codes
+// FeatureGuard::axis of a capsule–capsule interior's guard on the angle of the lines (not a side)
+constexpr int kLinesAngleGuard = 2;
 
 // two segments in the world: centre c_i, unit axis e_i, half length L_i (a sphere: 0, no length),
 // the body carrying each
@@ -61,6 +76,8 @@ struct Segments {
 };
 
 bool IsSegmentPair(const mjModel* m, const ContactId& id);
+int SegmentFeatureCode(int sigma1, int sigma2);
+Segments SegmentsOf(const mjModel* m, const mjData* d, int g1, int g2);
 int SegmentFeatureAt(const mjModel* m, const mjData* d, const ContactId& id);
 const char* SegmentFeatureName(int feature);
 bool SegmentNearest(const mjModel* m, const mjData* d, const ContactId& id, Eigen::Vector3d& p1,

@@ -91,6 +91,10 @@ struct FeatureGuard {
   // a capsule–box guard on the parameters of the capsule's segment and a box edge (segment_features.h:
   // axis is the side, 0 the capsule's, 1 the edge's): the edge's axis; −1 a guard on a box coordinate
   int edge = -1;
+  // the pair's listed points change at this boundary (a capsule pair's lines passing the interior
+  // threshold, own_points.h): its event is taken at the located bracket's far side, where the
+  // listing is already the new feature's
+  bool listing_changes = false;
 };
 struct FeatureGuardSet {
   int count = 0;
