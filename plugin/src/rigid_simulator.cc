@@ -13,6 +13,7 @@
 #include "saltation/mode_flow.h"
 #include "saltation/psd_solver.h"
 #include "saltation/root_finding.h"
+#include "point_following.h"
 
 namespace saltation {
 namespace {
@@ -74,19 +75,6 @@ double TouchdownGap(const Model& model, Data& data, const State& x, const Mode& 
                          " left the detection margin while its event was being located");
   }
   return gap;
-}
-
-// An inactive point followed through a step of length h: its identity at tau, the anchor (its
-// position in geom2's frame) moved linearly from the point's at the step's start to its end match's.
-// Anchors slide (the crossing point of two nearly parallel box edges runs along them faster than
-// the boxes move), and another point of the pair can appear nearer to the start anchor than the
-// point itself is at the step's end: matched to the start anchor alone, the guard jumped to that
-// point inside the step, and the crossing the end showed went unlocated while the point sank in
-// (BoxPile(24): 0.1 mm deep, then "bounced off and back" at 0.354 s).
-ContactId AnchorAt(const ContactId& start, const ContactId& end, double tau, double h) {
-  ContactId id = start;
-  if (h > 0) id.anchor += (tau / h) * (end.anchor - start.anchor);
-  return id;
 }
 
 // what to change when a contact was first seen already penetrating: the settings that exist
@@ -311,18 +299,11 @@ double RigidSimulator::LocalGap(const State& x, const Mode& local, const Contact
   return TouchdownGap(model_, data_, Rk4Step(model_, data_, x, local, tau), local, id);
 }
 
-int RigidSimulator::StartOf(const ContactPoint& p, const State& x, const Mode& mode,
-                            const std::vector<ContactPoint>& start, double h, std::vector<Eigen::Vector3d>& carried,
-                            std::vector<char>& carried_known) {
-  int of_pair = 0;
-  for (const ContactPoint& q : start) of_pair += q.id.SamePair(p.id);
-  if (of_pair < 2) return MatchContact(p.id, start);
-  carried.resize(start.size());
-  carried_known.resize(start.size(), 0);
-  const int first = MatchContact(p.id, start);
-  if (!carried_known[first]) {
+int RigidSimulator::StartOf(const ContactPoint& p, const State& x, const Mode& mode, double h,
+                            CarriedAnchors& carried) {
+  if (carried.NeedsRates(p.id)) {
     // the pair's points a small sub-step in: each start point's nearest there gives its anchor's rate
-    const double delta = 1e-3 * h;
+    const double delta = kAnchorRateProbe * h;
     const Mode local = IslandMode(mode, p.id);
     work_.locate_samples++;
     work_.locate_contacts += static_cast<long long>(local.contacts.size());
@@ -331,26 +312,9 @@ int RigidSimulator::StartOf(const ContactPoint& p, const State& x, const Mode& m
     ids.push_back(p.id);
     std::vector<ContactPoint> points;
     EvaluatePositionForPairs(model_, data_.aux(), y.qpos.data(), ids, points, false);
-    std::vector<ContactPoint> pair;
-    for (const ContactPoint& q : points) {
-      if (q.id.SamePair(p.id)) pair.push_back(q);
-    }
-    for (size_t k = 0; k < start.size(); k++) {
-      if (!start[k].id.SamePair(p.id)) continue;
-      const int at = MatchContact(start[k].id, pair);
-      carried[k] = start[k].id.anchor;
-      if (at >= 0) carried[k] += (h / delta) * (pair[at].id.anchor - start[k].id.anchor);
-      carried_known[k] = 1;
-    }
+    carried.Carry(p.id, points, delta, h);
   }
-  int best = -1;
-  double nearest = std::numeric_limits<double>::infinity();
-  for (size_t k = 0; k < start.size(); k++) {
-    if (!start[k].id.SamePair(p.id)) continue;
-    const double dist = (carried[k] - p.id.anchor).squaredNorm();
-    if (dist < nearest) nearest = dist, best = static_cast<int>(k);
-  }
-  return best;
+  return carried.StartOf(p.id);
 }
 
 double RigidSimulator::NextGridTime(double t, double t_end) const {
@@ -402,8 +366,8 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     ContactId appeared_id;
     // each start point's anchor carried over the step at its rate (StartOf), computed per pair
     // when first needed
-    std::vector<Eigen::Vector3d> carried;
-    std::vector<char> carried_known;
+    CarriedAnchors carried;
+    carried.Begin(start.inactive);
     for (size_t j = 0; j < end.inactive.size(); j++) {
       const ContactPoint& p = end.inactive[j];
       if (!touchdown_rule.Negative(p.gap)) {
@@ -411,12 +375,9 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         // through the surface and out again within the step (a fast pass over an edge or a
         // curved surface); the dip search finds the earlier crossing, if any
         if (!(end.inactive_rate[j] > 0)) continue;
-        const int i = StartOf(p, s.x, s.mode, start.inactive, h, carried, carried_known);
+        const int i = StartOf(p, s.x, s.mode, h, carried);
         const double tol = model_.options().contact_tol;
-        if (i < 0 || !(start.inactive[i].gap > tol) || !(start.inactive_rate[i] < 0) ||
-            !(end.inactive_rate[j] > 0)) {
-          continue;
-        }
+        if (i < 0 || !(start.inactive[i].gap > tol) || !(start.inactive_rate[i] < 0)) continue;
         const ContactId id = start.inactive[i].id;
         const Mode local = IslandMode(s.mode, id);
         auto gap = [&](double tau) { return LocalGap(s.x, local, AnchorAt(id, p.id, tau, h), tau); };
@@ -440,7 +401,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         }
         continue;
       }
-      const int i = StartOf(p, s.x, s.mode, start.inactive, h, carried, carried_known);
+      const int i = StartOf(p, s.x, s.mode, h, carried);
       if (i < 0) {
         if (appeared.empty()) {
           appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +

@@ -68,6 +68,8 @@ struct SimulatorOptions {
 };
 
 // What Initialize did to a penetrating start (kProject).
+class CarriedAnchors;  // point_following.h
+
 struct StartProjection {
   struct Contact {
     std::string label;  // ContactLabel
@@ -146,13 +148,13 @@ class RigidSimulator {
   double LocalGap(const State& x, const Mode& local, const ContactId& id, double tau);
   // The point of `start` (the inactive points at x) that the step's end point p continues: of
   // its pair's start points, the one whose anchor, carried over the step h at its rate, lands
-  // nearest to p's (MatchContact on the start anchors took a sliding point's end for a
-  // neighbour's whose start anchor lay nearer: an edge–edge point of two nearly parallel box edges
-  // slides ~1 mm per step). The rates come from the pair's points a sub-step of 1e-3 h into the
-  // step (one RK4 sub-step of the island, counted in work_), each start point matched to its
-  // nearest there; `carried` caches them per start point. A pair with one start point: that one.
-  int StartOf(const ContactPoint& p, const State& x, const Mode& mode, const std::vector<ContactPoint>& start,
-              double h, std::vector<Eigen::Vector3d>& carried, std::vector<char>& carried_known);
+  // nearest to p's (point_following.h: MatchContact on the start anchors took a sliding point's end
+  // for a neighbour's whose start anchor lay nearer: an edge–edge point of two nearly parallel box
+  // edges slides ~1 mm per step). The rates come from the pair's points a sub-step of
+  // kAnchorRateProbe·h into the step (one RK4 sub-step of the island, counted in work_);
+  // `carried` (begun on the step's start points) keeps them per pair. A pair with one start point:
+  // that one.
+  int StartOf(const ContactPoint& p, const State& x, const Mode& mode, double h, CarriedAnchors& carried);
 };
 
 // A run as the `rigid` command and Python's saltation.rigid make it: to t_end in chunks of at most
