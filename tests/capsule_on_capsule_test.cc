@@ -29,6 +29,7 @@
 namespace saltation::testing {
 namespace {
 
+constexpr double kSpinningYaw = 3e-5, kSpin = -13;
 constexpr double kG = 9.81, kR1 = 0.05, kR2 = 0.04, kHalf = 0.1, kMass = 1.5, kRailZ = 0.05;
 constexpr double kComOffset = 0.5 * 0.05 / kMass;
 
@@ -52,6 +53,23 @@ std::string LogOnRail(const char* condim) {
 
 class CapsuleOnCapsule : public MujocoTest {
  protected:
+  // the log at rest on its ends, turned kSpinningYaw from parallel, spinning at kSpin about its axis
+  static State SpinningNearParallelStart() {
+    const double lateral = kHalf * std::sin(kSpinningYaw);
+    const double z = kRailZ + std::sqrt((kR1 + kR2) * (kR1 + kR2) - lateral * lateral);
+    State start = Start(0.03, z, kSpinningYaw, 0);
+    start.qvel(3) = kSpin;
+    return start;
+  }
+  // a pair's feature is held by one contact at most after the event
+  static void ExpectNoTwoContactsOnOneFeature(const RigidEvent& e) {
+    for (size_t a = 0; a < e.mode_after.contacts.size(); a++) {
+      for (size_t b = a + 1; b < e.mode_after.contacts.size(); b++) {
+        EXPECT_FALSE(e.mode_after.contacts[a].feature == e.mode_after.contacts[b].feature)
+            << "two contacts on one feature after the event at t = " << e.time;
+      }
+    }
+  }
   // the log's centre at (x, 0, z), turned by `tilt` about y and then by `yaw` about z, at rest
   static State Start(double x, double z, double yaw, double tilt) {
     State s;
@@ -132,11 +150,8 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogsFirstHandOverHoldsTheInteriorOn
   ModelPtr m = LoadModelFromString(LogOnRail("1"));
   Model model(m.get());
   RigidSimulator sim(model);
-  const double yaw = 3e-5, spin = -13;
-  const double lateral = kHalf * std::sin(yaw);
-  const double z = kRailZ + std::sqrt((kR1 + kR2) * (kR1 + kR2) - lateral * lateral);
-  State start = Start(0.03, z, yaw, 0);
-  start.qvel(3) = spin;
+  const double yaw = kSpinningYaw;
+  const State start = SpinningNearParallelStart();
   HybridState s = sim.Initialize(start);
   ASSERT_EQ(s.mode.contacts.size(), 2u);
   std::vector<RigidEvent> events;
@@ -147,14 +162,7 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogsFirstHandOverHoldsTheInteriorOn
   EXPECT_EQ(events[1].kind, EventKind::kLiftoff);  // the second end joins the interior
   EXPECT_EQ(events[1].mode_after.contacts.size(), 1u);
   EXPECT_NEAR(events[1].time, events[0].time, 1e-6);
-  for (const RigidEvent& e : events) {
-    for (size_t a = 0; a < e.mode_after.contacts.size(); a++) {
-      for (size_t b = a + 1; b < e.mode_after.contacts.size(); b++) {
-        EXPECT_FALSE(e.mode_after.contacts[a].feature == e.mode_after.contacts[b].feature)
-            << "two contacts on one feature after the event at t = " << e.time;
-      }
-    }
-  }
+  for (const RigidEvent& e : events) ExpectNoTwoContactsOnOneFeature(e);
   std::printf("[ capsule on capsule ] spinning log turned %.0e: hand-over at t = %.6f s, the second end joins at +%.2e s\n",
               yaw, events[0].time, events[1].time - events[0].time);
 }
@@ -174,23 +182,15 @@ TEST_F(CapsuleOnCapsule, DISABLED_SpinningNearParallelLogHandsAnEndToTheInterior
   ModelPtr m = LoadModelFromString(LogOnRail("1"));
   Model model(m.get());
   RigidSimulator sim(model);
-  const double yaw = 3e-5, spin = -13;
-  const double lateral = kHalf * std::sin(yaw);
-  const double z = kRailZ + std::sqrt((kR1 + kR2) * (kR1 + kR2) - lateral * lateral);
-  State start = Start(0.03, z, yaw, 0);
-  start.qvel(3) = spin;
+  const double yaw = kSpinningYaw;
+  const State start = SpinningNearParallelStart();
   HybridState s = sim.Initialize(start);
   ASSERT_EQ(s.mode.contacts.size(), 2u);
   std::vector<RigidEvent> events;
   ASSERT_NO_THROW(events = sim.Advance(s, 0.5, 50));
   int handovers = 0;
   for (const RigidEvent& e : events) {
-    for (size_t a = 0; a < e.mode_after.contacts.size(); a++) {
-      for (size_t b = a + 1; b < e.mode_after.contacts.size(); b++) {
-        EXPECT_FALSE(e.mode_after.contacts[a].feature == e.mode_after.contacts[b].feature)
-            << "two contacts on one feature after the event at t = " << e.time;
-      }
-    }
+    ExpectNoTwoContactsOnOneFeature(e);
     if (e.kind == EventKind::kFeature) handovers++;
   }
   std::printf("[ capsule on capsule ] spinning log turned %.0e: %zu events over %.3f s (%d feature), %zu contacts\n",
