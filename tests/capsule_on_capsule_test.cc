@@ -18,9 +18,9 @@
 //     inertia about its axis, m its mass): no event over 0.5 s, both ends held.
 //   - Turned by 0.05 rad, the log across the rail at their centres: one contact, the interior
 //     point, the log's centre at r₁ + r₂ above the rail's axis, force m g.
-//   - Tilted 0.1 rad about y and turned 2e-3 rad about z (1 − cos² = 1e-2… along the rail the end
-//     leads), dropped onto the rail: its low end lands on the rail's interior; Ξ of that impact
-//     against finite differences of the exact reference's flow through it (Φ Ξ Φ).
+//   - Turned 1e-3 rad about z and tilted 3e-3 rad about y (about 3.2e-3 rad from parallel,
+//     1 − cos² ≈ 1e-5, above the interior threshold), dropped from 0.2 m onto the rail: Ξ of its
+//     landing against finite differences of the exact reference's flow through it (Φ Ξ Φ).
 #include <cmath>
 #include <string>
 

@@ -29,7 +29,8 @@ const HookEvent* FirstSimultaneous(const std::vector<HookEvent>& events);
 
 FormedGroup GroupAsTheHookFormsIt(const std::vector<HookEvent>& events, const HookEvent& simultaneous);
 
-// sim and formed point into hook->events(): valid until the hook is stepped again
+// sim and formed point into hook->events(): valid until the hook is stepped again. Stepping stops at
+// the step that writes the first simultaneous record: the hook never amends a record in a later step
 struct SteppedToGroup {
   std::unique_ptr<Hook> hook;
   DataPtr data;                   // (of m, which must outlive it)

@@ -7,6 +7,7 @@
 #include "saltation/errors.h"
 #include "saltation/guards.h"
 #include "island_passes.h"
+#include "own_points.h"
 #include "same_bits.h"
 
 namespace saltation {
@@ -358,8 +359,10 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   after.contacts[k].feature = guard.to;
   // onto a feature another contact of its pair holds (a capsule's two ends handing over to the one
   // interior point as the lines pass the threshold, own_points.h): the same contact twice, so this
-  // one leaves the mode here and the other carries the point
-  for (size_t c = 0; c < after.contacts.size(); c++) {
+  // one leaves the mode here and the other carries the point. Only capsule–capsule pairs: there a
+  // feature code names one point of the pair (the interior point is unique); a box's code need not
+  const bool one_point_per_feature = OwnCapsuleCapsulePoints(model.mj(), ev.contact.geom1, ev.contact.geom2);
+  for (size_t c = 0; one_point_per_feature && c < after.contacts.size(); c++) {
     if (static_cast<int>(c) != k && after.contacts[c].SamePair(ev.contact) && after.contacts[c].feature == guard.to) {
       after.contacts.erase(after.contacts.begin() + k);
       ev.kind = EventKind::kLiftoff;

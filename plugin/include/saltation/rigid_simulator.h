@@ -67,9 +67,9 @@ struct SimulatorOptions {
   bool locate_on_islands = true;
 };
 
-// What Initialize did to a penetrating start (kProject).
 class CarriedAnchors;  // point_following.h
 
+// What Initialize did to a penetrating start (kProject).
 struct StartProjection {
   struct Contact {
     std::string label;  // ContactLabel
