@@ -33,14 +33,11 @@ struct Emitter {
   // pos: on geom1's surface; normal: unit, geom1 → geom2
   void operator()(const Vec3& on1, const Vec3& normal, double dist) const {
     if (!(dist < band)) return;
-    const Vec3 pos = on1 + 0.5 * dist * normal;
-    for (size_t i = first; i < out.size(); i++) {
-      if ((out[i].pos - pos).norm() <= same) return;
-    }
-    SurfacePoint& s = out.emplace_back();
-    s.pos = pos;
+    SurfacePoint s;
+    s.pos = on1 + 0.5 * dist * normal;
     s.normal = normal;
     s.dist = dist;
+    AppendUnlessCoincident(s, first, same, out);
   }
 };
 

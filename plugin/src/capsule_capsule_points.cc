@@ -43,16 +43,12 @@ void CapsuleCapsulePoints(const mjModel* m, const mjData* d, int g1, int g2, dou
     if (!(sep > same)) return;  // the segments touch: no normal
     const double dist = sep - r[0] - r[1];
     if (!(dist < band)) return;
-    const Eigen::Vector3d n = delta / sep;
-    const Eigen::Vector3d pos = p1 + (r[0] + 0.5 * dist) * n;
-    for (size_t k = first; k < out.size(); k++) {
-      if ((out[k].pos - pos).norm() <= same) return;
-    }
-    SurfacePoint& p = out.emplace_back();
-    p.pos = pos;
-    p.normal = n;
+    SurfacePoint p;
+    p.normal = delta / sep;
+    p.pos = p1 + (r[0] + 0.5 * dist) * p.normal;
     p.dist = dist;
     p.segment_feature = SegmentFeatureCode(sigma[0], sigma[1]);
+    AppendUnlessCoincident(p, first, same, out);
   };
   // the interior: the lines' common perpendicular inside both open segments, away from parallel
   const double c = s.e[0].dot(s.e[1]);

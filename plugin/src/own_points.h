@@ -164,6 +164,11 @@ void CapsuleBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double 
 bool OwnBoxBoxPoints(const mjModel* m, int g1, int g2);
 void BoxBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out);
 
+// A pair's new point p, unless one of the pair's points so far (out[first…]) lies within `same` of
+// its position (the same point found twice: a box vertex on the other box's rim and its edges'
+// points, a capsule end against an end found from both sides): appends p to out, or nothing.
+void AppendUnlessCoincident(const SurfacePoint& p, size_t first, double same, std::vector<SurfacePoint>& out);
+
 // A capsule against a capsule: the family, and the 1 − (e_1·e_2)² at and above which the lines'
 // common perpendicular is a point of the pair (above)
 bool OwnCapsuleCapsulePoints(const mjModel* m, int g1, int g2);
