@@ -21,9 +21,15 @@
 //   - Turned 1e-3 rad about z and tilted 3e-3 rad about y (about 3.2e-3 rad from parallel,
 //     1 − cos² ≈ 1e-5, above the interior threshold), dropped from 0.2 m onto the rail: Ξ of its
 //     landing against finite differences of the exact reference's flow through it (Φ Ξ Φ).
+//   - Capsules of unequal lengths: the interior hands over to the nearest of the four ends.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "saltation/contact_features.h"
+#include "feature_guard_fd.h"
+#include "own_points.h"
+#include "segment_features.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -288,6 +294,81 @@ TEST_F(CapsuleOnCapsule, NearParallelLandingMatchesTheReferenceFlow) {
               event.time, ContactLabel(model, event.contact).c_str(), event.xi.Norm(), err);
   EXPECT_LT(err, 2e-9) << CompareReport(composed, total, "Φ Ξ Φ", "FD of flow");  // measured 5.2e-10
   EXPECT_GT((event.xi.Dense() - Eigen::MatrixXd::Identity(12, 12)).norm(), 1e-2);
+}
+
+// The interior's hand-over goes to the nearest of the four ends (the least distance from an end's
+// point to the other segment, its foot clamped to that segment's ends), its region code naming the
+// clamp. Unequal lengths: a short capsule (half 0.1) across a long one (half 0.4) at random poses
+// up to 0.2 rad from parallel; the interior's angle guard's `to` against the test's own nearest end (each end
+// point projected on the other segment, clamped). Before, the end with the most |t_i|/L_i at the
+// common perpendicular's feet: the long capsule's end where the short one's was nearer.
+TEST_F(CapsuleOnCapsule, InteriorHandsOverToTheNearestEndOfUnequalCapsules) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <worldbody>
+    <body name="short"><freejoint/><geom name="short" type="capsule" size="0.05 0.1" margin="1"/></body>
+    <body name="long"><freejoint/><geom name="long" type="capsule" size="0.04 0.4" margin="1"/></body>
+  </worldbody>
+</mujoco>)");
+  Model model(m.get());
+  Data data(model);
+  mjData* d = data.main();
+  RandomPoses poses(11);
+  int checked = 0, short_end = 0;
+  for (int sample = 0; sample < 400; sample++) {
+    // the short capsule along x, the long one turned by up to 0.2 rad about z and tilted a little,
+    // their lines' common perpendicular over the short one (its feet at random inside both)
+    const double yaw = 0.2 * poses.Unit(), tilt = 0.02 * poses.Unit();
+    const double t_short = 0.1 * poses.Unit(), t_long = 0.4 * poses.Unit();
+    const Eigen::Quaterniond along_x(Eigen::AngleAxisd(0.5 * M_PI, Eigen::Vector3d::UnitY()));
+    const Eigen::Quaterniond turned = Eigen::AngleAxisd(yaw, Eigen::Vector3d::UnitZ()) *
+                                      Eigen::AngleAxisd(tilt, Eigen::Vector3d::UnitY()) * along_x;
+    const Eigen::Vector3d axis = turned * Eigen::Vector3d::UnitZ();
+    const Eigen::Vector3d foot(t_short, 0, 0.09 + 0.01 * poses.Unit());
+    const Eigen::Vector3d centre = foot - t_long * axis;
+    Eigen::VectorXd q(14);
+    q << 0, 0, 0, along_x.w(), along_x.x(), along_x.y(), along_x.z(), centre, turned.w(), turned.x(), turned.y(),
+        turned.z();
+    EvaluatePosition(model, d, q.data());
+    // the test's own nearest end: each end point projected on the other segment, clamped
+    double best = INFINITY;
+    int expected = -1;
+    for (int side = 0; side < 2; side++) {
+      const int g = side, o = 1 - side;
+      const Eigen::Vector3d c(d->geom_xpos + 3 * g), co(d->geom_xpos + 3 * o);
+      const Eigen::Vector3d e(d->geom_xmat[9 * g + 2], d->geom_xmat[9 * g + 5], d->geom_xmat[9 * g + 8]);
+      const Eigen::Vector3d eo(d->geom_xmat[9 * o + 2], d->geom_xmat[9 * o + 5], d->geom_xmat[9 * o + 8]);
+      const double half = m->geom_size[3 * g + 1], half_o = m->geom_size[3 * o + 1];
+      for (const int end : {-1, 1}) {
+        const Eigen::Vector3d point = c + end * half * e;
+        const double along = std::clamp(eo.dot(point - co), -half_o, half_o);
+        const double dist = (point - co - along * eo).norm();
+        const int other = along >= half_o ? 1 : along <= -half_o ? -1 : 0;
+        if (dist < best) {
+          best = dist;
+          expected = side == 0 ? SegmentFeatureCode(end, other) : SegmentFeatureCode(other, end);
+        }
+      }
+    }
+    std::vector<ContactPoint> points;
+    ListContacts(model, d, points);
+    for (const ContactPoint& point : points) {
+      ContactId id = point.id;
+      id.feature = FeatureAt(m.get(), d, id);
+      if (id.feature != SegmentFeatureCode(0, 0)) continue;
+      const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
+      ASSERT_GT(guards.count, 0);
+      const FeatureGuard& angle = guards.guard[guards.count - 1];
+      ASSERT_EQ(angle.axis, kLinesAngleGuard);
+      EXPECT_EQ(angle.to, expected) << "yaw " << yaw << " tilt " << tilt << " feet " << t_short << " " << t_long;
+      short_end += (expected - kSegmentFeatureBase) % 3 != 1;
+      checked++;
+    }
+  }
+  std::printf("[ capsule on capsule ] unequal lengths: %d interior hand-overs checked (%d to the short capsule's "
+              "end)\n", checked, short_end);
+  EXPECT_GE(checked, 150);
+  EXPECT_GE(short_end, 50);
 }
 
 }  // namespace

@@ -57,25 +57,14 @@ void CapsuleCapsulePoints(const mjModel* m, const mjData* d, int g1, int g2, dou
   const bool has_interior = 1 - c * c >= CapsuleInteriorThreshold(m, g1, g2) &&
                             NearestParams(s, interior, t_interior) && std::abs(t_interior[0]) < s.half[0] &&
                             std::abs(t_interior[1]) < s.half[1];
-  // each end of side i against side j's segment: the end's foot on j's line, clamped to j's ends;
-  // where the interior is a point, only inside the end's own region on side i (its nearest-point
-  // condition σ_i e_i·(P_j − c_i) ≥ L_i, the guard segment_features.h holds it by): outside it the
-  // interior is the nearer point and the end's would be the same contact listed twice
-  for (int i = 0; i < 2; i++) {
-    const int j = 1 - i;
-    for (const int end : {-1, 1}) {
-      int sigma[2];
-      sigma[i] = end, sigma[j] = 0;
-      double t[2];
-      NearestParams(s, sigma, t);
-      if (std::abs(t[j]) > s.half[j]) {
-        sigma[j] = t[j] > 0 ? 1 : -1;
-        NearestParams(s, sigma, t);
-      }
-      const Eigen::Vector3d partner = s.c[j] + t[j] * s.e[j];
-      if (has_interior && !(end * s.e[i].dot(partner - s.c[i]) >= s.half[i])) continue;
-      emit(sigma, t);
-    }
+  // each end of side i against side j's segment (SegmentEnds: its foot on j's line, clamped to j's
+  // ends); where the interior is a point, only inside the end's own region on side i (its
+  // nearest-point condition σ_i e_i·(P_j − c_i) ≥ L_i, the guard segment_features.h holds it by):
+  // outside it the interior is the nearer point and the end's would be the same contact listed twice
+  for (const SegmentEnd& e : SegmentEnds(s)) {
+    const int i = e.side;
+    if (has_interior && !(e.end * s.e[i].dot(e.foot - s.c[i]) >= s.half[i])) continue;
+    emit(e.sigma, e.t);
   }
   if (has_interior) emit(interior, t_interior);
 }

@@ -1,5 +1,6 @@
 #include "segment_features.h"
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -77,6 +78,24 @@ bool NearestParams(const Segments& s, const int sigma[2], double t[2]) {
   const int i = fixed[0] ? 1 : 0, j = 1 - i;  // i free, j fixed
   t[i] = s.e[i].dot(s.c[j] + t[j] * s.e[j] - s.c[i]);
   return true;
+}
+
+std::array<SegmentEnd, 4> SegmentEnds(const Segments& s) {
+  std::array<SegmentEnd, 4> ends;
+  for (int k = 0; k < 4; k++) {
+    SegmentEnd& e = ends[k];
+    const int i = k / 2, j = 1 - i;
+    e.side = i, e.end = k % 2 ? 1 : -1;
+    e.sigma[i] = e.end, e.sigma[j] = 0;
+    NearestParams(s, e.sigma, e.t);  // one side fixed: never fails
+    if (std::abs(e.t[j]) > s.half[j]) {
+      e.sigma[j] = e.t[j] > 0 ? 1 : -1;
+      NearestParams(s, e.sigma, e.t);
+    }
+    e.foot = s.c[j] + e.t[j] * s.e[j];
+    e.separation = (e.foot - (s.c[i] + e.t[i] * s.e[i])).norm();
+  }
+  return ends;
 }
 
 void AppendSideGuards(const Segments& s, const int sigma[2], int i, FeatureGuardSet& set) {
@@ -206,36 +225,39 @@ FeatureGuardSet SegmentFeatureGuards(const mjModel* m, const mjData* d, const Co
   // a capsule–capsule end against the other's interior hands over to the interior point only where
   // there is one (1 − c² ≥ threshold): its guard is the larger of its side's and threshold − (1 − c²),
   // so it fires where the later of the two crosses (the end leaves its own region with the lines
-  // past the threshold: the listing rule of capsule_capsule_points.cc drops its point there). That
-  // guard comes last (the simulator pairs a step's start and end guards by index)
-  const int last = sigma[0] != 0 && sigma[1] == 0 ? 0 : 1;
-  for (const int i : {1 - last, last}) {
+  // past the threshold: the listing rule of capsule_capsule_points.cc drops its point there). The
+  // order of a region's guards (the free side's, then the end's) and their count do not depend on
+  // the state: the simulator pairs a step's start and end guards by index
+  const double below_threshold = threshold - (1 - c * c);
+  const int end_side = sigma[0] != 0 && sigma[1] == 0 ? 0 : 1;
+  for (const int i : {1 - end_side, end_side}) {
     const int first = set.count;
     AppendSideGuards(s, sigma, i, set);
+    const bool end_into_interior = own && sigma[i] != 0 && sigma[1 - i] == 0;
     for (int n = first; n < set.count; n++) {
       FeatureGuard& g = set.guard[n];
       g.to = i == 0 ? Code(g.to, sigma[1]) : Code(sigma[0], g.to);
-      const double angle = threshold - (1 - c * c);
-      if (own && sigma[i] != 0 && sigma[1 - i] == 0 && angle > g.value) {
+      if (end_into_interior && below_threshold > g.value) {
         g.axis = kLinesAngleGuard, g.sign = -1, g.offset = threshold;
-        g.value = angle;
+        g.value = below_threshold;
         g.listing_changes = true;
       }
     }
   }
-  if (OwnCapsuleCapsulePoints(m, id.geom1, id.geom2) && sigma[0] == 0 && sigma[1] == 0) {
-    // the interior point ends where the lines come within the threshold of parallel: the end
-    // nearest the common perpendicular's feet takes over (their distances differ by at most ε there)
-    double t[2] = {0, 0};
-    NearestParams(s, sigma, t);
-    const int i = std::abs(t[0]) / s.half[0] >= std::abs(t[1]) / s.half[1] ? 0 : 1;
+  if (own && sigma[0] == 0 && sigma[1] == 0) {
+    // the interior point ends where the lines come within the threshold of parallel: the nearest
+    // end takes over (their distances differ by at most ε there)
+    const std::array<SegmentEnd, 4> ends = SegmentEnds(s);
+    const SegmentEnd* nearest = &ends[0];
+    for (const SegmentEnd& e : ends) {
+      if (e.separation < nearest->separation) nearest = &e;
+    }
     FeatureGuard& g = set.guard[set.count++];
-    g.axis = kLinesAngleGuard, g.sign = 1, g.offset = -CapsuleInteriorThreshold(m, id.geom1, id.geom2);
+    g.axis = kLinesAngleGuard, g.sign = 1, g.offset = -threshold;
     g.length = 1;
-    g.value = (1 - c * c) + g.offset;
+    g.value = -below_threshold;
     g.listing_changes = true;
-    const int end = t[i] >= 0 ? 1 : -1;
-    g.to = i == 0 ? Code(end, 0) : Code(0, end);
+    g.to = Code(nearest->sigma[0], nearest->sigma[1]);
   }
   return set;
 }

@@ -36,7 +36,8 @@
 //                      (axis kLinesAngleGuard while the angle's term is the larger); the interior's
 //                      region ends at the threshold too, a guard
 //                      (1 − (e_1·e_2)²) − threshold (axis kLinesAngleGuard) handing the contact to
-//                      the end nearest the common perpendicular's feet (the most |t_i|/L_i)
+//                      the nearest of the four ends (SegmentEnds: the least separation, its region
+//                      with the foot clamped where it lies past the other's end)
 //   SegmentGuardGradient (model, d, id, guard) => ∇h (ndx): sign · dq_i/dt as a row in v, from the
 //                      point Jacobians of both bodies at both nearest points (b_i = e_iᵀ(J_j − J_i)
 //                      at P_j; a free s_j moves as ṡ_j = b_j + (e_i·e_j) ṡ_i), zero in v̇ and act
@@ -48,6 +49,9 @@
 //                      `axis` i and `to` the σ_i past the boundary (the caller's family turns it
 //                      into its own code); nothing where NearestParams fails
 //   SideGuardGradient  (model, d, s, sigma, guard) => ∇h of such a guard (as SegmentGuardGradient)
+//   SegmentEnds        (s) => each end sphere's point against the other segment (SegmentEnd below);
+//                      the one computation of the ends for capsule_capsule_points.cc's listing and
+//                      the interior's hand-over
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
 #ifndef SALTATION_SEGMENT_FEATURES_H_
 #define SALTATION_SEGMENT_FEATURES_H_
@@ -55,6 +59,7 @@
 #include <mujoco/mujoco.h>
 
 #include <Eigen/Dense>
+#include <array>
 
 #include "saltation/contact_features.h"
 #include "saltation/contacts.h"
@@ -87,6 +92,21 @@ Eigen::VectorXd SegmentGuardGradient(const Model& model, const mjData* d, const 
                                      const FeatureGuard& guard);
 
 bool NearestParams(const Segments& s, const int sigma[2], double t[2]);
+
+// An end sphere of segment `side` against the other segment j (a capsule pair's own end point,
+// own_points.h): its region σ (σ_side = `end`, σ_j the end of j its foot is clamped to, else 0),
+// the parameters t of the two nearest points along e_1, e_2 (the end's, and its foot on j's line
+// clamped to j's ends), the clamped foot, and `separation`, the distance between the two points
+// (the pair's distance plus r_1 + r_2).
+struct SegmentEnd {
+  int side = 0, end = 0;
+  int sigma[2] = {0, 0};
+  double t[2] = {0, 0};
+  Eigen::Vector3d foot;
+  double separation = 0;
+};
+// the four ends of two segments with length, in the order side 0's −, +, side 1's −, +
+std::array<SegmentEnd, 4> SegmentEnds(const Segments& s);
 void AppendSideGuards(const Segments& s, const int sigma[2], int side, FeatureGuardSet& set);
 Eigen::VectorXd SideGuardGradient(const Model& model, const mjData* d, const Segments& s, const int sigma[2],
                                   const FeatureGuard& guard);
