@@ -24,7 +24,6 @@
 #include "feature_guard_fd.h"
 #include "test_util.h"
 
-#include "own_points.h"
 #include "segment_features.h"
 #include "saltation/contact_features.h"
 #include "saltation/event_json.h"
@@ -177,10 +176,6 @@ TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
       // sphere–capsule: MuJoCo's one point (none: apart by more than 1 m); capsule–capsule: each of
       // our own points (own_points.h), one region each
       if (sphere && points.size() != 1u) continue;
-      const mjtNum* xa = d->geom_xmat + 9 * 0;
-      const mjtNum* xb = d->geom_xmat + 9 * 1;
-      const double cosine = xa[2] * xb[2] + xa[5] * xb[5] + xa[8] * xb[8];
-      const bool interior = !sphere && 1 - cosine * cosine >= CapsuleInteriorThreshold(m.get(), 0, 1);
       for (const ContactPoint& point : points) {
       ContactId id = point.id;
       ASSERT_TRUE(HasFeatures(m.get(), id));
@@ -191,16 +186,13 @@ TEST_F(CapsuleEnd, FeaturePointIsMujocosPointAndGuardGradientItsDerivative) {
       const ContactPoint p = FeaturePoint(model, d, id);
       ExpectSamePoint(p, point, name);
       const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
-      // a free segment bounds both ways, a clamped one once; the sphere has no guard. Two capsules'
-      // own points: an end against the other's interior hands over to the interior only where
-      // there is one, and the interior adds its angle guard
+      // a free segment bounds both ways, a clamped one once (two capsules' end against the other's
+      // interior: the larger of that and the angle's term, one guard); the sphere has no guard; two
+      // capsules' interior adds its angle guard
       int expected = 0;
       int sigmas[2];
       for (int side = 0; side < 2; side++) sigmas[side] = ((id.feature - kSegmentFeatureBase) / (side ? 3 : 1)) % 3 - 1;
-      for (int side = sphere ? 1 : 0; side < 2; side++) {
-        if (!sphere && !interior && sigmas[side] != 0 && sigmas[1 - side] == 0) continue;
-        expected += sigmas[side] ? 1 : 2;
-      }
+      for (int side = sphere ? 1 : 0; side < 2; side++) expected += sigmas[side] ? 1 : 2;
       if (!sphere && sigmas[0] == 0 && sigmas[1] == 0) expected++;
       EXPECT_EQ(guards.count, expected) << name;
       // inside its region: MuJoCo's point (the pair's nearest of our own points for two capsules;
