@@ -511,7 +511,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     // a contact's geometric feature changing (a ball passing from a box's face onto its edge): the
     // region's guards along the island's own RK4 sub-steps; one that starts on the boundary (just
     // switched) is taken relative to feature_tol inside it, so round-off there does not chatter
-    int best_feature = -1;
+    int best_feature = -1, best_guard_index = -1;
     FeatureGuard best_guard;
     const mjModel* m = model_.mj();
     for (size_t k = 0; k < end.features.size(); k++) {
@@ -536,7 +536,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
         if (r.kind == CrossingKind::kCrossing && r.time < best) {
           best = r.time, best_lo = r.lo, best_hi = r.hi;
           best_feature = static_cast<int>(k);
-          best_guard = end.features[k].guard[j];
+          best_guard_index = j;
           touchdown = false;
           best_liftoff = -1;
         }
@@ -550,8 +550,29 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       FollowHeld(model_, data_, s);
       continue;
     }
-    const bool far_side = !touchdown && best_liftoff < 0 && best_feature >= 0 && best_guard.listing_changes;
-    HybridState at_event{Rk4Step(model_, data_, s.x, s.mode, far_side ? best_hi : best), s.mode};
+    // a feature event's guard as it stands at the located crossing, not at the step's end: a guard
+    // that is the larger of two terms (a capsule end's side and the lines' angle, segment_features.h)
+    // crosses where its later term does, and the step's end may have the other term the larger. On
+    // either side of the bracket the crossing term is the larger; the far side decides whether the
+    // pair's listing changes there (then the event is taken there), the event's state gives ∇h
+    const bool feature_event = !touchdown && best_liftoff < 0 && best_feature >= 0;
+    auto guard_at = [&](const State& y) {
+      mju_copy(data_.aux()->qpos, y.qpos.data(), m->nq);
+      mj_kinematics(m, data_.aux());
+      const FeatureGuardSet set = FeatureGuards(m, data_.aux(), s.mode.contacts[best_feature]);
+      // (a region's guards are one list whatever the state, but for lines exactly parallel)
+      return best_guard_index < set.count ? set.guard[best_guard_index]
+                                          : end.features[best_feature].guard[best_guard_index];
+    };
+    bool far_side = false;
+    State x_far;
+    if (feature_event) {
+      x_far = Rk4Step(model_, data_, s.x, s.mode, best_hi);
+      best_guard = guard_at(x_far);
+      far_side = best_guard.listing_changes;
+    }
+    HybridState at_event{far_side ? x_far : Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
+    if (feature_event && !far_side) best_guard = guard_at(at_event.x);
     const double t0 = s.x.time;
     // the point that appeared waits for the earlier event only if it does not penetrate there yet:
     // otherwise it crossed first, unseen, and the event would follow a missed one
