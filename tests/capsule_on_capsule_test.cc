@@ -186,7 +186,11 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogsFirstHandOverHoldsTheInteriorOn
 // hand-over at 0.21646 s is now one feature event and one release (no duplicate), but the interior
 // is then held ≈ 1e-8 m inside (the ε jump at the threshold: below it the ends carry the contact)
 // and, once the interior hands to the − end at 0.21663 s, the + end's point reappears penetrating
-// at 0.217 s (NumericalError "appeared penetrating").
+// at 0.217 s (NumericalError "appeared penetrating"). The ε jump is not all of it: the held
+// interior drifts from −1.0e-8 to −3.2e-8 m in the 0.17 ms its point takes to slide to the log's −
+// end, and with the jump removed by hand (the log raised to the interior's zero after the first
+// hand-over, in a scratch run) the + end then touches down located at 0.216918 s, but its guard
+// into the interior fires at once and it chatters touchdown ↔ release every 2e-7 s.
 TEST_F(CapsuleOnCapsule, DISABLED_SpinningNearParallelLogHandsAnEndToTheInteriorOnce) {
   ModelPtr m = LoadModelFromString(LogOnRail("1"));
   Model model(m.get());
