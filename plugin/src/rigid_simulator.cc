@@ -14,6 +14,7 @@
 #include "saltation/psd_solver.h"
 #include "saltation/root_finding.h"
 #include "event_limit.h"
+#include "lost_contact.h"
 #include "point_following.h"
 
 namespace saltation {
@@ -350,10 +351,18 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
   while (s.x.time < t_end) {
     const double t_next = NextGridTime(s.x.time, t_end);
     const double h = t_next - s.x.time;
-    State x1 = Rk4Step(model_, data_, s.x, s.mode, h);
+    // a step that takes an active contact out of its band fails naming why (lost_contact.h)
+    auto explained = [&](auto evaluate) {
+      try {
+        return evaluate();
+      } catch (const ContactLostError& e) {
+        throw NumericalError(LostContactMessage(model_, data_, s, h, e));
+      }
+    };
+    State x1 = explained([&] { return Rk4Step(model_, data_, s.x, s.mode, h); });
     x1.time = t_next;
     if (!IsFinite(x1)) throw NumericalError("state became non-finite at t = " + std::to_string(t_next));
-    const GuardSnapshot end = Snapshot(model_, data_, x1, s.mode);
+    const GuardSnapshot end = explained([&] { return Snapshot(model_, data_, x1, s.mode); });
 
     // the earliest crossing of any guard from + to − within the step
     double best = h + 1, best_lo = 0, best_hi = 0;
