@@ -246,7 +246,7 @@ TEST(Cli, EventsPastTheLimitStopTheRunNamingItAndTheTime) {
   ASSERT_EQ(records.size(), 7u) << r.output;
   for (int n = 0; n < 6; n++) EXPECT_EQ(records[n].second, "touchdown");
   EXPECT_EQ(records[6].second, "failure");
-  EXPECT_NEAR(records[5].first, std::sqrt(0.2 / 9.81) * 2.9375, 1e-9);  // the 6th touchdown
+  EXPECT_NEAR(records[5].first, std::sqrt(0.2 / 9.81) * 2.9375, 1e-13);  // the 6th touchdown
   // the default limit lets it come to rest: 9 touchdowns
   const Result through = RunCli("rigid " + model + " --duration 0.5 --quiet");
   EXPECT_EQ(through.exit_code, 0) << through.output;

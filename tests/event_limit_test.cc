@@ -69,7 +69,7 @@ TEST_F(RigidEventLimit, TheDefaultLimitLetsTheBallComeToRest) {
   ASSERT_EQ(events.size(), 9u);
   for (int n = 1; n <= 9; n++) {
     EXPECT_EQ(events[n - 1].kind, EventKind::kTouchdown);
-    EXPECT_NEAR(events[n - 1].time, TouchdownTime(n), 1e-9) << "touchdown " << n;
+    EXPECT_NEAR(events[n - 1].time, TouchdownTime(n), 1e-13) << "touchdown " << n;
   }
   EXPECT_EQ(s.mode.contacts.size(), 1u);  // resting
 }
@@ -88,8 +88,8 @@ TEST_F(RigidEventLimit, ARunStopsAtTheEventPastTheLimitNamingItAndTheTime) {
     message = e.what();
   }
   ASSERT_EQ(times.size(), 6u) << message;
-  for (int n = 1; n <= 6; n++) EXPECT_NEAR(times[n - 1], TouchdownTime(n), 1e-9) << "touchdown " << n;
-  EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-9);  // the state reached: just after the 7th
+  for (int n = 1; n <= 6; n++) EXPECT_NEAR(times[n - 1], TouchdownTime(n), 1e-13) << "touchdown " << n;
+  EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-13);  // the state reached: just after the 7th
   EXPECT_THAT(message, HasSubstr("more than 3 events within 0.1 s of simulated time (the limit max_events = 3)"));
   EXPECT_THAT(message, HasSubstr("event 4 of the window at t = 0.423890927"));
   EXPECT_THAT(message, HasSubstr("its first at t = 0.392656859"));
@@ -108,7 +108,7 @@ TEST_F(RigidEventLimit, OneAdvanceStopsAtTheSameEvent) {
   } catch (const NumericalError& e) {
     EXPECT_THAT(e.what(), HasSubstr("event 4 of the window at t = 0.423890927"));
   }
-  EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-9);
+  EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-13);
 }
 
 TEST_F(RigidEventLimit, ALimitBelowOneIsAConfigError) {

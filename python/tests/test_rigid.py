@@ -98,13 +98,13 @@ def test_events_past_max_events_raise_naming_the_limit_and_the_time():
     the 4th opened (before, the run advanced one event per call and the limit never fired)."""
     m = mujoco.MjModel.from_xml_string(BOUNCING)
     events = saltation.rigid(m, mujoco.MjData(m), duration=0.5)
-    assert [e.time for e in events] == pytest.approx([touchdown_time(n) for n in range(1, 10)], abs=1e-9)
+    assert [e.time for e in events] == pytest.approx([touchdown_time(n) for n in range(1, 10)], abs=1e-13)
     with pytest.raises(saltation.NumericalError, match=r"more than 3 events within 0.1 s of simulated time "
                        r"\(the limit max_events = 3\): event 4 of the window at t = 0.423890927") as failure:
         saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=3)
     assert [e.time for e in failure.value.events] == pytest.approx([touchdown_time(n) for n in range(1, 7)],
-                                                                  abs=1e-9)
-    assert failure.value.time == pytest.approx(touchdown_time(7), abs=1e-9)
+                                                                  abs=1e-13)
+    assert failure.value.time == pytest.approx(touchdown_time(7), abs=1e-13)
     for bad in (0, -3):
         with pytest.raises(saltation.ConfigError, match="max_events must be at least 1"):
             saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=bad)
