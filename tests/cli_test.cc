@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <iterator>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +96,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"NegativeDuration", "rigid --duration -1", 2, "--duration must be positive"},
         BadInput{"MissingValue", "rigid --step", 2, "option --step needs a value"},
         BadInput{"RestitutionOutOfRange", "rigid --restitution 1.5", 2, "--restitution must be in [0, 1]"},
+        BadInput{"ZeroEventLimit", "rigid --max-events 0", 2, "--max-events must be a whole number ≥ 1"},
+        BadInput{"FractionalEventLimit", "rigid --max-events 2.5", 2, "--max-events must be a whole number ≥ 1"},
         BadInput{"MissingModel", "rigid /nonexistent/robot.xml", 1,
                  "cannot read model file '/nonexistent/robot.xml'"},
         BadInput{"MalformedModel", "rigid " + WriteFile("broken.xml", "<mujoco><worldbody><body>"), 1,
@@ -218,6 +221,36 @@ TEST(Cli, RigidFailureIsTheLastRecord) {
   EXPECT_EQ(records[1].second, "failure");
   EXPECT_LE(records[0].first, records[1].first);
   EXPECT_NEAR(records[1].first, 0.26, 0.02);
+}
+
+// --max-events holds over the run (event_limit.h): a ball dropped 0.1 m with restitution 0.5
+// bounces at t_n = t₁(1 + 2 Σ_{k<n} 0.5^k), t₁ = √(0.2/9.81); with at most 3 events within 0.1 s
+// the 7th touchdown (0.423891 s, the 4th of the window the 4th opened) stops the run: exit 1 naming
+// the limit and the time, the six touchdowns before it in the log, the failure its last record.
+// (Before, the run advanced one event per call and the limit never fired: 9 touchdowns, exit 0.)
+TEST(Cli, EventsPastTheLimitStopTheRunNamingItAndTheTime) {
+  const std::string model = WriteFile("bouncing.xml", R"(
+<mujoco>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.15"><freejoint/><geom name="ball" size="0.05"/></body>
+  </worldbody>
+</mujoco>)");
+  const std::string out = TempPath("bouncing.jsonl");
+  const Result r = RunCli("rigid " + model + " --duration 0.5 --quiet --max-events 3 --out " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the rigid model failed at t = 0.423891 s: more than 3 events within 0.1 s "
+                                  "of simulated time (the limit max_events = 3)"));
+  const auto records = TimesAndKinds(out);
+  ASSERT_EQ(records.size(), 7u) << r.output;
+  for (int n = 0; n < 6; n++) EXPECT_EQ(records[n].second, "touchdown");
+  EXPECT_EQ(records[6].second, "failure");
+  EXPECT_NEAR(records[5].first, std::sqrt(0.2 / 9.81) * 2.9375, 1e-13);  // the 6th touchdown
+  // the default limit lets it come to rest: 9 touchdowns
+  const Result through = RunCli("rigid " + model + " --duration 0.5 --quiet");
+  EXPECT_EQ(through.exit_code, 0) << through.output;
+  EXPECT_THAT(through.output, HasSubstr("summary: 9 events (9 touchdown)"));
 }
 
 // MuJoCo's reset on a bad velocity in the middle of a run (issue 17): a ball lands while a slider

@@ -31,6 +31,8 @@ options:
                       contact normals, the free joints alone when that suffices, and printed) or
                       strict (refused)
   --start-limit D     project refuses a start penetrating deeper than D m, default 0.03
+  --max-events N      stop with exit status 1 when more than N events fall within 0.1 s of
+                      simulated time (Zeno bouncing, chattering), default 10000
   --out FILE.jsonl    one JSON object per event, a line each (checked writable before the run)
   --quiet             no table and no progress, only the summary
   --progress          progress on stderr even when it is not a terminal
@@ -79,7 +81,7 @@ const std::map<std::string, std::string> kOwners = {
     {"--duration", "rigid record"}, {"--keyframe", "rigid record"}, {"--restitution", "rigid record"},
     {"--grazing", "rigid record"},  {"--out", "rigid record"},      {"--quiet", "rigid record"},
     {"--progress", "rigid record"}, {"--step", "rigid"},            {"--csv", "record"},
-    {"--start", "rigid"},           {"--start-limit", "rigid"},
+    {"--start", "rigid"},           {"--start-limit", "rigid"},     {"--max-events", "rigid"},
     {"--propagate", "record"},      {"--phi-out", "record"},        {"--near-miss", "record"},
     {"--simultaneous", "record"},   {"--ctrl", "rigid record"},     {"--mocap", "rigid"},
     {"--worker", "record"},
@@ -122,6 +124,10 @@ Args ParseRunArgs(const std::string& command, const std::vector<std::string>& ar
     } else if (a == "--start-limit") {
       args.start_limit = ParseNumber(a, c.Value());
       if (!(args.start_limit > 0)) throw UsageError("--start-limit must be positive (m)");
+    } else if (a == "--max-events") {
+      const double n = ParseNumber(a, c.Value());
+      if (!(n >= 1 && n <= 1e9 && n == static_cast<int>(n))) throw UsageError("--max-events must be a whole number ≥ 1");
+      args.max_events = static_cast<int>(n);
     } else if (a == "--restitution") {
       args.restitution = c.Value();
       if (args.restitution == "auto" && command == "rigid") {

@@ -18,6 +18,7 @@ struct Args {
   double step = 1e-3;
   std::string start = "project";  // rigid: a penetrating start projected or refused
   double start_limit = 0.03;      // rigid: deepest penetration projected (m)
+  int max_events = 10000;         // rigid: SimulatorOptions::max_events (events within 0.1 s)
   std::string restitution = "model";
   double grazing = 0.01;
   std::string out;

@@ -89,6 +89,7 @@ int RunRigid(const Args& args) {
   options.start = args.start == "strict" ? saltation::SimulatorOptions::Start::kStrict
                                          : saltation::SimulatorOptions::Start::kProject;
   options.start_projection_limit = args.start_limit;
+  options.max_events = args.max_events;
   saltation::RigidSimulator sim(model, options);
   if (args.restitution != "model") {
     saltation::RestitutionTable restitution(model);

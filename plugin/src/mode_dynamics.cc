@@ -1,9 +1,12 @@
 #include "saltation/mode_dynamics.h"
 
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "contact_jdot.h"
+#include "contact_lost_error.h"
 #include "force_island.h"
 #include "island_passes.h"
 #include "island_solve.h"
@@ -32,8 +35,16 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
       set.points.push_back(FeaturePoint(model, d, contacts[k], mj ? &hint : nullptr));
       set.points.back().mj_index = mj ? mj->mj_index : -1;
     } else if (match[k] < 0) {
-      throw NumericalError("active contact " + ContactLabel(model, contacts[k]) +
-                           " has no contact point within the detection margin");
+      double fromto[6];
+      // mj_geomDistance takes a mutable mjData for its stack only (marked and freed inside)
+      const double distance = mj_geomDistance(model.mj(), const_cast<mjData*>(d), contacts[k].geom1,
+                                              contacts[k].geom2, 1.0, fromto);
+      char where[160];
+      std::snprintf(where, sizeof(where), " (its geoms %.3g m apart, the margin %.3g m)", distance,
+                    model.detect_margin());
+      throw ContactLostError("active contact " + ContactLabel(model, contacts[k]) +
+                                 " has no contact point within the detection margin" + where,
+                             contacts[k], distance < 1.0 ? distance : std::numeric_limits<double>::infinity());
     } else {
       set.points.push_back(points[match[k]]);
     }

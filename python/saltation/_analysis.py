@@ -1,4 +1,5 @@
 """The exact rigid simulator, periodic orbits and the names of Ξ's rows, from Python."""
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +23,7 @@ class RigidEvents(list):
 
 
 def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, start="project", start_limit=0.03,
-          controller=None, mocap=None):
+          controller=None, mocap=None, max_events=10000):
     """The events of the exact rigid hybrid model from data's state over duration seconds: a
     RigidEvents list of saltation.Event. data is not changed.
 
@@ -42,9 +43,15 @@ def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, star
     command line; refused deeper than start_limit m) or refused (start="strict"): what moved is in
     the result's start_projection. A failure part-way raises NumericalError with the events found
     before it in the exception's `events` and its time in `time` (the command line writes them
-    before the failure record)."""
+    before the failure record).
+
+    max_events: more than this many events within 0.1 s of simulated time (Zeno bouncing,
+    chattering, events repeating at one instant) raise NumericalError naming the limit and the
+    time reached, with the events before it attached as for any failure part-way."""
+    if isinstance(max_events, bool) or not isinstance(max_events, numbers.Integral):
+        raise _core.ConfigError(f"max_events must be a whole number, not {max_events!r}")
     r = _core.rigid(model, data, float(duration), restitution, float(step), float(grazing), str(start),
-                    float(start_limit), controller, mocap)
+                    float(start_limit), controller, mocap, int(max_events))
     events = RigidEvents(Event.from_json(j) for j in r["events"])
     events.start_projection = r["start_projection"]
     if r["error"] is not None:

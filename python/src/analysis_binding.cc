@@ -120,7 +120,7 @@ MocapMotion MocapLaw(const mjModel* m, const py::object& mocap) {
 // (the Python side raises with it attached; "failure_time": when); bad arguments raise ConfigError at once.
 py::dict Rigid(py::object model, py::object data, double duration, const py::object& restitution, double step,
                double grazing, const std::string& start, double start_limit, const py::object& controller,
-               const py::object& mocap) {
+               const py::object& mocap, int max_events) {
   const mjModel* m = ModelOf(model);
   const mjData* d = DataOf(data);
   CheckSameSizes(m, d, data);
@@ -130,6 +130,7 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
     throw ConfigError("start must be 'project' or 'strict', not '" + start + "'");
   }
   if (!(start_limit > 0)) throw ConfigError("start_limit must be positive (m)");
+  if (!(max_events >= 1)) throw ConfigError("max_events must be at least 1, not " + std::to_string(max_events));
   ScopedMujocoErrors errors;
   Options model_options;
   model_options.control = ControllerLaw(m, d, controller);
@@ -139,6 +140,7 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   options.step = step;
   options.start = start == "strict" ? SimulatorOptions::Start::kStrict : SimulatorOptions::Start::kProject;
   options.start_projection_limit = start_limit;
+  options.max_events = max_events;
   RigidSimulator sim(rigid_model, options);
   SetRestitution(rigid_model, sim, restitution);
   if (m->nu > 0) sim.SetControl(Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu));
@@ -239,7 +241,8 @@ py::dict Floquet(py::object model, py::object data, const std::string& keyframe,
 
 void BindAnalysis(py::module_& m) {
   m.def("rigid", &Rigid, py::arg("model"), py::arg("data"), py::arg("duration"), py::arg("restitution"),
-        py::arg("step"), py::arg("grazing"), py::arg("start"), py::arg("start_limit"), py::arg("controller"), py::arg("mocap"));
+        py::arg("step"), py::arg("grazing"), py::arg("start"), py::arg("start_limit"), py::arg("controller"), py::arg("mocap"),
+        py::arg("max_events"));
   m.def("floquet", &Floquet, py::arg("model"), py::arg("data"), py::arg("keyframe"), py::arg("section"),
         py::arg("step"), py::arg("max_iterations"), py::arg("tolerance"));
   m.def("state_labels", [](py::object model) { return StateLabels(ModelOf(model)); }, py::arg("model"));

@@ -74,3 +74,39 @@ def test_a_failure_part_way_keeps_the_events_before_it():
     assert events[0].time == pytest.approx(np.sqrt(2 * 0.25 / 9.81), abs=1e-9)
     assert "the rigid model failed at t = 0.2" in str(failure.value)
     assert events[0].time < failure.value.time == pytest.approx(0.26, abs=0.02)
+
+
+# a ball dropped 0.1 m with restitution 0.5: touchdowns at t_n = t₁(1 + 2 Σ_{k<n} 0.5^k),
+# t₁ = √(0.2/9.81), until its impact speed is below the plastic threshold (0.01 m/s): 9 in 0.5 s
+BOUNCING = """
+<mujoco>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.15"><freejoint/><geom name="ball" size="0.05"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def touchdown_time(n):
+    return np.sqrt(0.2 / 9.81) * (1 + 2 * sum(0.5 ** k for k in range(1, n)))
+
+
+def test_events_past_max_events_raise_naming_the_limit_and_the_time():
+    """More than max_events events within 0.1 s raise: the 7th touchdown is the 4th of the window
+    the 4th opened (before, the run advanced one event per call and the limit never fired)."""
+    m = mujoco.MjModel.from_xml_string(BOUNCING)
+    events = saltation.rigid(m, mujoco.MjData(m), duration=0.5)
+    assert [e.time for e in events] == pytest.approx([touchdown_time(n) for n in range(1, 10)], abs=1e-13)
+    with pytest.raises(saltation.NumericalError, match=r"more than 3 events within 0.1 s of simulated time "
+                       r"\(the limit max_events = 3\): event 4 of the window at t = 0.423890927") as failure:
+        saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=3)
+    assert [e.time for e in failure.value.events] == pytest.approx([touchdown_time(n) for n in range(1, 7)],
+                                                                  abs=1e-13)
+    assert failure.value.time == pytest.approx(touchdown_time(7), abs=1e-13)
+    for bad in (0, -3):
+        with pytest.raises(saltation.ConfigError, match="max_events must be at least 1"):
+            saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=bad)
+    with pytest.raises(saltation.ConfigError, match="max_events must be a whole number"):
+        saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=2.5)

@@ -50,7 +50,7 @@ struct ConstraintSet {
 // configuration) => set: the rows of the mode, contact rows in mode order then equality rows,
 // each contact on its matched point (MatchContacts, into work.match), or with a feature
 // (ContactId::feature ≥ 0) on FeaturePoint, its matched point's first tangent kept (the equality rows pass
-// through work.equality). NumericalError when
+// through work.equality). ContactLostError (contact_lost_error.h, a NumericalError) when
 // an active contact has no point within the detection margin. Allocates nothing once the sizes
 // have been seen (the engine hook's per-step path).
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,

@@ -37,7 +37,10 @@ namespace saltation {
 struct SimulatorOptions {
   double step = 1e-3;       // RK4 step (s)
   double root_tol = 1e-13;  // event-time tolerance (s)
-  int max_events = 10000;   // NumericalError beyond this many events in one Advance
+  // NumericalError when more than this many events fall within 0.1 s of simulated time (Zeno,
+  // chattering, events repeating at one instant; counted per Advance call, and over the whole run
+  // by RunRigid; event_limit.h); ≥ 1
+  int max_events = 10000;
   // contact points whose guard is within this of zero at an event (m) join the impact as
   // candidates (points of a box face landing together)
   double simultaneous_gap = 1e-9;
@@ -161,7 +164,8 @@ class RigidSimulator {
 // 0.1 s, one event at a time, each event passed to on_event as it is found (so everything found
 // is reported before an error stops the run) and on_chunk called after each chunk (progress).
 // One implementation for both, so their numbers agree bit for bit (how a run is cut into Advance
-// calls moves round-off).
+// calls moves round-off). options().max_events holds over the whole run: NumericalError (the
+// limit, the time reached) on the event past it, the events before it already passed to on_event.
 void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
               const std::function<void(const RigidEvent&)>& on_event,
               const std::function<void()>& on_chunk = {});

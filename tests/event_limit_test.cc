@@ -1,0 +1,126 @@
+// SimulatorOptions::max_events holds over a whole run (issue 14): RunRigid, the run of the `rigid`
+// command and of Python's saltation.rigid, advances one event per Advance call, so a limit counted
+// per call never fired there; now more than max_events events within 0.1 s of simulated time stop
+// the run with a NumericalError naming the limit and the time reached (event_limit.h).
+//
+// The model: a ball of radius 0.05 dropped from 0.1 m above a plane with restitution e = 0.5
+// bounces at the closed-form times t_n = t₁(1 + 2 Σ_{k=1}^{n−1} e^k), t₁ = √(2h/g) (the flight
+// after the k-th bounce lasts 2 e^k t₁), until its impact speed e^{n−1} g t₁ drops below the
+// model's plastic threshold min_bounce_speed = 0.01 m/s (the 9th touchdown) and it rests: 9
+// events in 0.5 s. The windows of 0.1 s open at the 1st, the 2nd (0.2856 s) and the 4th touchdown
+// (t₁ · 2.75 = 0.39266 s); with max_events = 3 the 7th (t₁ · 2.96875 = 0.42389 s), the 4th of that
+// window, is one too many.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+
+#include "saltation/errors.h"
+#include "saltation/rigid_simulator.h"
+#include "test_util.h"
+
+namespace saltation::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr double kG = 9.81, kDrop = 0.1, kE = 0.5;
+
+const char* kBouncingBall = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <custom><numeric name="saltation_restitution" data="0.5"/></custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.15">
+      <freejoint/>
+      <geom name="ball" type="sphere" size="0.05" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// the n-th touchdown's time (n ≥ 1)
+double TouchdownTime(int n) {
+  const double t1 = std::sqrt(2 * kDrop / kG);
+  double sum = 0;
+  for (int k = 1; k < n; k++) sum += std::pow(kE, k);
+  return t1 * (1 + 2 * sum);
+}
+
+class RigidEventLimit : public MujocoTest {
+ protected:
+  void SetUp() override {
+    MujocoTest::SetUp();
+    m_ = LoadModelFromString(kBouncingBall);
+    model_ = std::make_unique<Model>(m_.get());
+  }
+  State Start() const { return InitialState(m_.get(), ""); }
+
+  ModelPtr m_;
+  std::unique_ptr<Model> model_;
+};
+
+TEST_F(RigidEventLimit, TheDefaultLimitLetsTheBallComeToRest) {
+  RigidSimulator sim(*model_);
+  HybridState s = sim.Initialize(Start());
+  std::vector<RigidEvent> events;
+  RunRigid(sim, s, 0.5, [&](const RigidEvent& ev) { events.push_back(ev); });
+  ASSERT_EQ(events.size(), 9u);
+  for (int n = 1; n <= 9; n++) {
+    EXPECT_EQ(events[n - 1].kind, EventKind::kTouchdown);
+    EXPECT_NEAR(events[n - 1].time, TouchdownTime(n), 1e-13) << "touchdown " << n;
+  }
+  EXPECT_EQ(s.mode.contacts.size(), 1u);  // resting
+}
+
+// RunRigid (one event per Advance) stops at the 7th touchdown, after passing on the six before it
+TEST_F(RigidEventLimit, ARunStopsAtTheEventPastTheLimitNamingItAndTheTime) {
+  SimulatorOptions options;
+  options.max_events = 3;
+  RigidSimulator sim(*model_, options);
+  HybridState s = sim.Initialize(Start());
+  std::vector<double> times;
+  std::string message;
+  try {
+    RunRigid(sim, s, 0.5, [&](const RigidEvent& ev) { times.push_back(ev.time); });
+  } catch (const NumericalError& e) {
+    message = e.what();
+  }
+  ASSERT_EQ(times.size(), 6u) << message;
+  for (int n = 1; n <= 6; n++) EXPECT_NEAR(times[n - 1], TouchdownTime(n), 1e-13) << "touchdown " << n;
+  EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-13);  // the state reached: just after the 7th
+  EXPECT_THAT(message, HasSubstr("more than 3 events within 0.1 s of simulated time (the limit max_events = 3)"));
+  EXPECT_THAT(message, HasSubstr("event 4 of the window at t = 0.423890927"));
+  EXPECT_THAT(message, HasSubstr("its first at t = 0.392656859"));
+  EXPECT_THAT(message, HasSubstr("Zeno"));
+}
+
+// one Advance over the whole run applies the same limit to its own events
+TEST_F(RigidEventLimit, OneAdvanceStopsAtTheSameEvent) {
+  SimulatorOptions options;
+  options.max_events = 3;
+  RigidSimulator sim(*model_, options);
+  HybridState s = sim.Initialize(Start());
+  try {
+    sim.Advance(s, 0.5);
+    ADD_FAILURE() << "no error";
+  } catch (const NumericalError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("event 4 of the window at t = 0.423890927"));
+  }
+  EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-13);
+}
+
+TEST_F(RigidEventLimit, ALimitBelowOneIsAConfigError) {
+  SimulatorOptions options;
+  options.max_events = 0;
+  try {
+    RigidSimulator sim(*model_, options);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("max_events must be at least 1, not 0"));
+  }
+}
+
+}  // namespace
+}  // namespace saltation::testing
