@@ -205,6 +205,7 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
   Model model(m.get());
   SimulatorOptions options;
   options.step = kRockingStep;
+  options.root_tol = 1e-16;  // the FD below: 1e-13 s of event time is 1e-4 of its ε = 1e-9 perturbations
   RigidSimulator sim(model, options);
   const State start = SpinningNearParallelStart();
   const HybridState s0 = sim.Initialize(start);
@@ -301,7 +302,7 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
   mj_deleteData(d);
   // Φ Ξ Φ across the hand-over and the release (2e-7 s apart, one window from 0.02 ms before to
   // 0.02 ms after) against finite differences of the reference's flow through both (ε = 1e-9: a pitch
-  // of 1e-6 rad moves the interior's foot by ρ·1e-6 ≈ 0.5 m, off the log; 1e-8 gave 4.6e-4, 3e-10 3.8e-4)
+  // of 1e-6 rad moves the interior's foot by ρ·1e-6 ≈ 0.5 m, off the log)
   HybridState window = s0;
   ASSERT_TRUE(sim.Advance(window, events[0].time - 2e-5).empty());
   const double t1 = events[0].time + 2e-5;
@@ -318,7 +319,9 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
   const double err = RelativeError(composed, total);
   std::printf("[ capsule on capsule ] spinning log's hand-over and release: ‖Ξ‖ = %.3f, %.3f, Φ Ξ Φ Ξ Φ vs FD %.2e\n",
               pair[0].xi.Norm(), pair[1].xi.Norm(), err);
-  EXPECT_LT(err, 1e-3) << CompareReport(composed, total, "Φ Ξ Φ Ξ Φ", "FD of flow");  // measured 3.4e-4
+  // measured 1.6e-4 (ε = 3e-9: 1.9e-4, 1e-8: 4.3e-4, 3e-10: 3.3e-4); with the hand-over's Ξ = I 7.4e-4,
+  // with the release's 0.24 (the release's Ξ, ‖Ξ‖ ≈ 5e3, dominates the window)
+  EXPECT_LT(err, 4e-4) << CompareReport(composed, total, "Φ Ξ Φ Ξ Φ", "FD of flow");
 }
 
 TEST_F(CapsuleOnCapsule, NearParallelLogLiesOnItsEndsAndRollsOffAtTheClosedFormRate) {
