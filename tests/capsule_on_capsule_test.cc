@@ -36,6 +36,7 @@
 #include "saltation/contact_features.h"
 #include "saltation/finite_difference.h"
 #include "feature_guard_fd.h"
+#include "capsule_rocking.h"
 #include "own_points.h"
 #include "segment_features.h"
 #include "test_util.h"
@@ -158,22 +159,25 @@ TEST_F(CapsuleOnCapsule, ParallelLogSpinningAboutItsAxisStaysWithoutAnEvent) {
               s.x.qpos(2) - z, s.x.qvel(3) - spin);
 }
 
-// The same log's first hand-over (the part of the test below that holds now): as the lines pass the
-// threshold both ends' guards fire; the first end hands over to the interior (a `feature` event),
-// the second joins it (released, events.cc) rather than holding the interior point twice, and the
-// interior later hands to an end; no two contacts of the pair on one feature after any of them
-// (before: the released end's point touched down again and the second end took the interior too).
+// The same log's first hand-over: as the lines pass the threshold both ends' guards fire; the first
+// end hands over to the interior (a `feature` event), the second joins it (released, events.cc)
+// rather than holding the interior point twice; no two contacts of the pair on one feature after
+// either (before: the released end's point touched down again and the second end took the interior
+// too). At the step that resolves the rocking on the interior (the test below): at 1 ms a third
+// event, the interior handing to an end, was the unstable integration's.
 TEST_F(CapsuleOnCapsule, SpinningNearParallelLogsFirstHandOverHoldsTheInteriorOnce) {
   ModelPtr m = LoadModelFromString(LogOnRail("1"));
   Model model(m.get());
-  RigidSimulator sim(model);
+  SimulatorOptions options;
+  options.step = kRockingStep;
+  RigidSimulator sim(model, options);
   const double yaw = kSpinningYaw;
   const State start = SpinningNearParallelStart();
   HybridState s = sim.Initialize(start);
   ASSERT_EQ(s.mode.contacts.size(), 2u);
   std::vector<RigidEvent> events;
-  ASSERT_NO_THROW(events = sim.Advance(s, 0.5, 3));
-  ASSERT_EQ(events.size(), 3u);
+  ASSERT_NO_THROW(events = sim.Advance(s, 0.22, 3));
+  ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].kind, EventKind::kFeature);
   EXPECT_EQ(events[0].mode_after.contacts.size(), 2u);
   EXPECT_EQ(events[1].kind, EventKind::kLiftoff);  // the second end joins the interior
@@ -266,6 +270,7 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
   // foot moves by ρ = (r₁ + r₂)/(1 − c²) per radian, the weight's moment m g ρ θ: ω² = m g ρ / I_pitch
   std::vector<double> times, offsets;
   double one_minus_c2 = 0;
+  State mid_state;
   for (int k = 1; k <= 300; k++) {
     ASSERT_TRUE(sim.Advance(s, 0.5 + 1e-5 * k).empty());
     mju_copy(d->qpos, s.x.qpos.data(), m->nq);
@@ -276,6 +281,7 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
     times.push_back(s.x.time);
     offsets.push_back(points[0].pos.x() - d->xipos[3 * log]);
     if (k == 150) {
+      mid_state = s.x;
       const Segments sg = SegmentsOf(energetic.get(), d, 0, 1);
       const double c = sg.e[0].dot(sg.e[1]);
       one_minus_c2 = 1 - c * c;
@@ -296,9 +302,16 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
   const double pitch_inertia =
       pitch_axis.dot(Eigen::Map<const Eigen::Vector3d>(m->body_inertia + 3 * log).cwiseProduct(pitch_axis));
   const double omega = std::sqrt(weight * (kR1 + kR2) / (one_minus_c2 * pitch_inertia));
-  std::printf("[ capsule on capsule ] rocking at 0.5 s: period %.6e s over %zu cycles, closed form %.6e s (1 − c² = %.3e)\n",
-              period, ups.size() - 1, 2 * M_PI / omega, one_minus_c2);
+  // the reference's own estimate (capsule_rocking.h) at the middle of the window
+  HybridState middle = s;
+  middle.x = mid_state;
+  const ModeDynamics dyn = EvaluateMode(model, sim.data(), middle.x, middle.mode);
+  const double estimate = InteriorRockingRate(model, sim.data().main(), middle.mode.contacts[0], dyn.normal_force(0));
+  std::printf("[ capsule on capsule ] rocking at 0.5 s: period %.6e s over %zu cycles, closed form %.6e s,"
+              " InteriorRockingRate's %.6e s (1 − c² = %.3e)\n",
+              period, ups.size() - 1, 2 * M_PI / omega, 2 * M_PI / estimate, one_minus_c2);
   EXPECT_NEAR(period * omega / (2 * M_PI), 1, 2e-3);  // measured 1.1e-3 (1 − c² grows 0.7 % per ms)
+  EXPECT_NEAR(estimate / omega, 1, 3e-4);  // measured 1.0e-4
   mj_deleteData(d);
   // Φ Ξ Φ across the hand-over and the release (2e-7 s apart, one window from 0.02 ms before to
   // 0.02 ms after) against finite differences of the reference's flow through both (ε = 1e-9: a pitch
@@ -322,6 +335,29 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
   // measured 1.6e-4 (ε = 3e-9: 1.9e-4, 1e-8: 4.3e-4, 3e-10: 3.3e-4); with the hand-over's Ξ = I 7.4e-4,
   // with the release's 0.24 (the release's Ξ, ‖Ξ‖ ≈ 5e3, dominates the window)
   EXPECT_LT(err, 4e-4) << CompareReport(composed, total, "Φ Ξ Φ Ξ Φ", "FD of flow");
+}
+
+// The same log at the default 1 ms step: the rocking on the interior (ω h ≈ 40, the test above) is
+// beyond RK4's stability; the reference stops at the hand-over with a NumericalError naming the
+// rocking and the step it needs (capsule_rocking.h), ω against the closed form ω² = m g (r₁ + r₂) /
+// ((1 − c²) I_pitch) with the interior's share of the weight. (Before: the integration blew up and
+// a point "appeared penetrating" at 0.217 s; at 1e-4 s, 24 spurious feature events and no error.)
+TEST_F(CapsuleOnCapsule, SpinningNearParallelLogAtTheDefaultStepStopsNamingTheRocking) {
+  ModelPtr m = LoadModelFromString(LogOnRail("1"));
+  Model model(m.get());
+  RigidSimulator sim(model);
+  HybridState s = sim.Initialize(SpinningNearParallelStart());
+  std::string message;
+  try {
+    sim.Advance(s, 0.5, 50);
+  } catch (const NumericalError& e) {
+    message = e.what();
+  }
+  std::printf("[ capsule on capsule ] spinning log at the default step: %s\n", message.c_str());
+  EXPECT_NE(message.find("rail/log@2 held on the capsules' interior point at t = 0.21646"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("SimulatorOptions::step"), std::string::npos) << message;
+  EXPECT_EQ(message.find("appeared penetrating"), std::string::npos) << message;
 }
 
 TEST_F(CapsuleOnCapsule, NearParallelLogLiesOnItsEndsAndRollsOffAtTheClosedFormRate) {

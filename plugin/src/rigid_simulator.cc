@@ -13,6 +13,7 @@
 #include "saltation/mode_flow.h"
 #include "saltation/psd_solver.h"
 #include "saltation/root_finding.h"
+#include "capsule_rocking.h"
 #include "event_limit.h"
 #include "lost_contact.h"
 #include "point_following.h"
@@ -608,6 +609,10 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     s.mode = event.mode_after;
     HoldFeatures(model_, data_, s);  // a contact that joined takes the feature it touched on
     FollowHeld(model_, data_, s);
+    // a capsule held on another's interior near parallel may rock faster than RK4's step can follow
+    // (capsule_rocking.h): stop here, naming the step it needs, rather than integrate it unstably
+    const std::string stiff = StiffRockingError(model_, data_, s, options_.step);
+    if (!stiff.empty()) throw NumericalError(stiff);
     limit.Count(event.time);
     events.push_back(std::move(event));
     if (max_events > 0 && static_cast<int>(events.size()) >= max_events) break;
