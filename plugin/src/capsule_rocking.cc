@@ -9,7 +9,7 @@
 
 namespace saltation {
 
-double InteriorRockingRate(const Model& model, const mjData* d, const ContactId& id, double normal_force) {
+double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, double normal_force) {
   const mjModel* m = model.mj();
   if (!OwnCapsuleCapsulePoints(m, id.geom1, id.geom2) || id.feature != SegmentFeatureCode(0, 0)) return 0;
   if (!(normal_force > 0)) return 0;
@@ -30,7 +30,7 @@ double InteriorRockingRate(const Model& model, const mjData* d, const ContactId&
   mj_jac(m, d, nullptr, r2.data(), p2.data(), s.body[1]);
   const Eigen::VectorXd row = ((r1 - r2).transpose() * u).eval();
   Eigen::VectorXd solved(nv);
-  mj_solveM(m, const_cast<mjData*>(d), solved.data(), row.data(), 1);
+  mj_solveM(m, d, solved.data(), row.data(), 1);
   const double mobility = row.dot(solved);
   if (!(mobility > 0)) return 0;
   return std::sqrt(normal_force * rho * mobility);
@@ -44,7 +44,7 @@ std::string StiffRockingError(const Model& model, Data& data, const HybridState&
   }
   if (!any) return "";
   const ModeDynamics dyn = EvaluateMode(model, data, s.x, s.mode);
-  const mjData* d = data.main();
+  mjData* d = data.main();
   const double limit = 2 * std::sqrt(2.0);
   for (size_t k = 0; k < s.mode.contacts.size(); k++) {
     const ContactId& id = s.mode.contacts[k];

@@ -9,11 +9,11 @@
 //   InteriorRockingRate (model, d, id, normal_force) => ω (rad/s) of id if it is a capsule–capsule
 //       contact held on the interior (segment_features.h, own_points.h), λ_n = normal_force; 0 for
 //       any other contact, λ_n ≤ 0 or lines parallel. d: kinematics and the factored mass matrix at
-//       the state (EvaluateMode's data.main()); reads only.
+//       the state (EvaluateMode's data.main()); reads them only (mj_solveM).
 //   StiffRockingError (model, data, s, step) => "" when every such contact of s.mode rocks at
 //       ω·step ≤ 2√2, else the message of the NumericalError (the contact, ω, 1 − c², the step RK4
 //       needs). Evaluates s.mode at s.x (EvaluateMode) only when the mode holds such a contact:
-//       overwrites data.main().
+//       overwrites data.main(). RigidSimulator::Advance checks it after every event.
 #ifndef SALTATION_CAPSULE_ROCKING_H_
 #define SALTATION_CAPSULE_ROCKING_H_
 
@@ -27,7 +27,7 @@
 
 namespace saltation {
 
-double InteriorRockingRate(const Model& model, const mjData* d, const ContactId& id, double normal_force);
+double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, double normal_force);
 std::string StiffRockingError(const Model& model, Data& data, const HybridState& s, double step);
 
 }  // namespace saltation
