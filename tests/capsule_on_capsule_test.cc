@@ -337,27 +337,32 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
   EXPECT_LT(err, 4e-4) << CompareReport(composed, total, "Φ Ξ Φ Ξ Φ", "FD of flow");
 }
 
-// The same log at the default 1 ms step: the rocking on the interior (ω h ≈ 40, the test above) is
-// beyond RK4's stability; the reference stops at the hand-over with a NumericalError naming the
-// rocking and the step it needs (capsule_rocking.h), ω against the closed form ω² = m g (r₁ + r₂) /
-// ((1 − c²) I_pitch) with the interior's share of the weight. (Before: the integration blew up and
-// a point "appeared penetrating" at 0.217 s; at 1e-4 s, 24 spurious feature events and no error.)
+// The same log at the default 1 ms step: the rocking on the interior (the test above) is beyond
+// RK4's stability (ω h ≈ 30 with the + end still held beside the interior), and so is 1e-4 s
+// (ω h ≈ 3.0 > 2√2); the reference stops at the hand-over with a NumericalError naming the rocking
+// and the step it needs (capsule_rocking.h; InteriorRockingRate against the closed form above).
+// Before: at 1 ms the integration blew up and a point "appeared penetrating" at 0.217 s; at 1e-4 s,
+// 24 spurious feature events and no error.
 TEST_F(CapsuleOnCapsule, SpinningNearParallelLogAtTheDefaultStepStopsNamingTheRocking) {
   ModelPtr m = LoadModelFromString(LogOnRail("1"));
   Model model(m.get());
-  RigidSimulator sim(model);
-  HybridState s = sim.Initialize(SpinningNearParallelStart());
-  std::string message;
-  try {
-    sim.Advance(s, 0.5, 50);
-  } catch (const NumericalError& e) {
-    message = e.what();
+  for (const double step : {1e-3, 1e-4}) {  // ω h ≈ 30 and 3.0 at the hand-over
+    SimulatorOptions options;
+    options.step = step;
+    RigidSimulator sim(model, options);
+    HybridState s = sim.Initialize(SpinningNearParallelStart());
+    std::string message;
+    try {
+      sim.Advance(s, 0.5, 50);
+    } catch (const NumericalError& e) {
+      message = e.what();
+    }
+    std::printf("[ capsule on capsule ] spinning log at step %g: %s\n", step, message.c_str());
+    EXPECT_NE(message.find("rail/log@2 held on the capsules' interior point at t = 0.21646"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("SimulatorOptions::step"), std::string::npos) << message;
+    EXPECT_EQ(message.find("appeared penetrating"), std::string::npos) << message;
   }
-  std::printf("[ capsule on capsule ] spinning log at the default step: %s\n", message.c_str());
-  EXPECT_NE(message.find("rail/log@2 held on the capsules' interior point at t = 0.21646"), std::string::npos)
-      << message;
-  EXPECT_NE(message.find("SimulatorOptions::step"), std::string::npos) << message;
-  EXPECT_EQ(message.find("appeared penetrating"), std::string::npos) << message;
 }
 
 TEST_F(CapsuleOnCapsule, NearParallelLogLiesOnItsEndsAndRollsOffAtTheClosedFormRate) {
