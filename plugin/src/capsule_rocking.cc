@@ -9,7 +9,8 @@
 
 namespace saltation {
 
-double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, double normal_force) {
+double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, double normal_force,
+                           const RowMatrix& held) {
   const mjModel* m = model.mj();
   if (!OwnCapsuleCapsulePoints(m, id.geom1, id.geom2) || id.feature != SegmentFeatureCode(0, 0)) return 0;
   if (!(normal_force > 0)) return 0;
@@ -23,7 +24,9 @@ double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, d
   if (!(separation > 0) || !(u.norm() > 0)) return 0;
   u.normalize();
   const double rho = separation / (1 - c * c);
-  // the relative rotation's mobility about u: uᵀ(R₁ − R₂) M⁻¹ (R₁ − R₂)ᵀ u
+  // the relative rotation's mobility about u, a = uᵀ(R₁ − R₂) M⁻¹ (R₁ − R₂)ᵀ u, less what the held rows
+  // H take: a − bᵀ A⁺ b with A = H M⁻¹ Hᵀ, b = H M⁻¹ (R₁ − R₂)ᵀ u. With the contact's own normal row
+  // the rocking turns about the contact point (I + m d², d its distance from the centre of mass)
   const int nv = m->nv;
   Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> r1(3, nv), r2(3, nv);
   mj_jac(m, d, nullptr, r1.data(), p1.data(), s.body[0]);
@@ -31,8 +34,20 @@ double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, d
   const Eigen::VectorXd row = ((r1 - r2).transpose() * u).eval();
   Eigen::VectorXd solved(nv);
   mj_solveM(m, d, solved.data(), row.data(), 1);
-  const double mobility = row.dot(solved);
-  if (!(mobility > 0)) return 0;
+  double mobility = row.dot(solved);
+  if (held.rows() > 0) {
+    RowMatrix minv_ht(held.cols(), held.rows());  // M⁻¹ Hᵀ, column by column
+    for (int k = 0; k < held.rows(); k++) {
+      const Eigen::VectorXd o = held.row(k).transpose();
+      Eigen::VectorXd x(nv);
+      mj_solveM(m, d, x.data(), o.data(), 1);
+      minv_ht.col(k) = x;
+    }
+    const Eigen::MatrixXd a = held * minv_ht;
+    const Eigen::VectorXd b = held * solved;
+    mobility -= b.dot(a.completeOrthogonalDecomposition().solve(b));
+  }
+  if (!(mobility > 1e-12 * row.dot(solved))) return 0;
   return std::sqrt(normal_force * rho * mobility);
 }
 
@@ -48,7 +63,7 @@ std::string StiffRockingError(const Model& model, Data& data, const HybridState&
   const double limit = 2 * std::sqrt(2.0);
   for (size_t k = 0; k < s.mode.contacts.size(); k++) {
     const ContactId& id = s.mode.contacts[k];
-    const double omega = InteriorRockingRate(model, d, id, dyn.normal_force(k));
+    const double omega = InteriorRockingRate(model, d, id, dyn.normal_force(k), dyn.constraints.J);
     if (!(omega * step > limit)) continue;
     const Segments seg = SegmentsOf(m, d, id.geom1, id.geom2);
     const double c = seg.e[0].dot(seg.e[1]);

@@ -2,13 +2,16 @@
 // lines' common perpendicular the contact's foot moves along the capsules by ρ = |P₂ − P₁|/(1 − c²)
 // per radian of relative pitch (c = e₁·e₂, P_i the perpendicular's feet), a ridge so flat that the
 // weight's moment λ_n ρ θ makes a stiff rocking mode, ω² = λ_n ρ / I with 1/I = uᵀ(R₁ − R₂)M⁻¹(R₁ −
-// R₂)ᵀu the relative rotation's mobility about the pitch axis u = e₁ × n (R_b body b's rotational
+// R₂)ᵀu the relative rotation's mobility about the pitch axis u = e₁ × n, under the mode's rows (R_b body b's rotational
 // Jacobian). RK4 is unstable for ω h > 2√2: at the default step (1 ms) a log 4e-4 rad from parallel
 // (ω ≈ 4e4 rad/s) blows up within a step and its foot flies to an end.
 //
-//   InteriorRockingRate (model, d, id, normal_force) => ω (rad/s) of id if it is a capsule–capsule
-//       contact held on the interior (segment_features.h, own_points.h), λ_n = normal_force; 0 for
-//       any other contact, λ_n ≤ 0 or lines parallel. d: kinematics and the factored mass matrix at
+//   InteriorRockingRate (model, d, id, normal_force, held) => ω (rad/s) of id if it is a
+//       capsule–capsule contact held on the interior (segment_features.h, own_points.h), λ_n =
+//       normal_force, the mobility that of the system held by the rows `held` (the mode's rows,
+//       nrow × nv, id's own among them; none: 0 rows, the rotation about the centre of mass): a log
+//       also held on an end does not rock; 0 for any other contact, λ_n ≤ 0, lines parallel or no
+//       mobility left. d: kinematics and the factored mass matrix at
 //       the state (EvaluateMode's data.main()); reads them only (mj_solveM).
 //   StiffRockingError (model, data, s, step) => "" when every such contact of s.mode rocks at
 //       ω·step ≤ 2√2, else the message of the NumericalError (the contact, ω, 1 − c², the step RK4
@@ -27,7 +30,8 @@
 
 namespace saltation {
 
-double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, double normal_force);
+double InteriorRockingRate(const Model& model, mjData* d, const ContactId& id, double normal_force,
+                           const RowMatrix& held);
 std::string StiffRockingError(const Model& model, Data& data, const HybridState& s, double step);
 
 }  // namespace saltation
