@@ -29,10 +29,49 @@ struct HookDeferred {
   std::vector<ContactId> group;
 };
 
+namespace {
+
+// Whether the point `id` names at a configuration is one of `ids`' points there: `points` (the
+// configuration's points of id's pair) matched to `ids` of that pair as the mode is matched
+// everywhere (MatchContacts: nearest anchor, each point once), and the point nearest id's anchor
+// (MatchContact) among those matched. No distance decides it: two points of a pair closer than any
+// tolerance (a small box's corners) stay two points. `pair_ids`, `match`: scratch.
+bool NamesPointOf(const std::vector<ContactId>& ids, const ContactId& id, const std::vector<ContactPoint>& points,
+                  std::vector<ContactId>& pair_ids, std::vector<int>& match) {
+  pair_ids.clear();
+  for (const ContactId& other : ids) {
+    if (other.SamePair(id)) pair_ids.push_back(other);
+  }
+  if (pair_ids.empty()) return false;
+  const int own = MatchContact(id, points);
+  if (own < 0) return false;
+  MatchContacts(pair_ids, points, match);
+  return std::find(match.begin(), match.end(), own) != match.end();
+}
+
+}  // namespace
+
+bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) {
+  const auto same_pair = [&](const ContactId& id) { return id.SamePair(c.id); };
+  if (std::none_of(mode_.contacts.begin(), mode_.contacts.end(), same_pair) &&
+      std::none_of(joined.contacts.begin(), joined.contacts.end(), same_pair)) {
+    return false;
+  }
+  // the pair's points at the crossing's state (its step's inputs loaded: the mocap poses)
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(*model_, data_->aux(), x.qpos.data(), {c.id}, points, false);
+  std::vector<ContactId> pair_ids;
+  std::vector<int> match;
+  return NamesPointOf(mode_.contacts, c.id, points, pair_ids, match) ||
+         NamesPointOf(joined.contacts, c.id, points, pair_ids, match);
+}
+
 std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
   std::vector<size_t> out;  // where this step's records of crossings sit in found_
   std::sort(crossings.begin(), crossings.end(),
             [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
+  // a liftoff's or release's mode contact found again in the mode as it is now (its index may have
+  // moved): the same pair, the nearest anchor within this
   const double tol = 2 * model_->detect_margin();
   // contacts that took part in an impact of this step without being its trigger (they touched at
   // the same instant, within contact_tol): their own crossings are that impact, not new events —
@@ -45,9 +84,8 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
     // Zeno: sustained, not reported
     if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
     // re-evaluate against the mode as it is now (an earlier event may have changed it)
-    const int k = FindInMode(mode_, c.id, tol);
-    if (c.type == Crossing::kTouchdown && (k >= 0 || FindInMode(joined, c.id, tol) >= 0)) continue;
     if (c.type != Crossing::kTouchdown) {
+      const int k = FindInMode(mode_, c.id, tol);
       if (k < 0) continue;
       if (c.type == Crossing::kLiftoff && k != c.k) {
         c.k = k;
@@ -68,6 +106,9 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
       x.time = c.time();
     }
     for (mjData* w : {data_->main(), data_->aux()}) LoadInputs(m_, *c.base, w);
+    // a touchdown whose point is in the mode now (joined earlier this step, or the same point's
+    // earlier crossing) or joined an impact of this step as a non-trigger: not a new event
+    if (c.type == Crossing::kTouchdown && AlreadyInMode(c, joined, x)) continue;
     if (options_.restitution == RestitutionSource::kAuto) {
       const double e = tracker_->EffectiveRestitution(c.id.geom1, c.id.geom2);
       if (e >= 0) restitution_.SetPair(c.id.geom1, c.id.geom2, e);
