@@ -80,5 +80,49 @@ TEST_F(AppearedPenetrating, APointThatCrossesAfterTheStepsEventWaitsForIt) {
   EXPECT_NEAR(events[1].time, 0.0103, 1e-13);
 }
 
+// Two points appearing penetrating in one step: each is checked at the step's event, not the first
+// alone. Three balls: the slow one (1 m/s) crosses at 10.7 ms, inside the band at the step's start;
+// two fast ones (10 m/s) are outside it then and both appear at the step's end: "late" (listed
+// first: its geom comes first) crosses at 10.9 ms, after the slow ball's event, and "early" at
+// 10.4 ms, before it, unseen.
+const char* kThreeBalls = R"(
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="late" pos="-1 0 1"><freejoint/><geom name="late" type="sphere" size="0.05" mass="1"/></body>
+    <body name="early" pos="0 0 1"><freejoint/><geom name="early" type="sphere" size="0.05" mass="1"/></body>
+    <body name="slow" pos="1 0 1"><freejoint/><geom name="slow" type="sphere" size="0.05" mass="1"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(AppearedPenetrating, EveryPointThatAppearedIsCheckedAtTheStepsEvent) {
+  ModelPtr m = LoadModelFromString(kThreeBalls);
+  Options options;
+  options.detect_margin = 0.002;
+  Model model(m.get(), options);
+  RigidSimulator sim(model);
+  State x;
+  x.qpos = Eigen::Map<const Eigen::VectorXd>(m->qpos0, m->nq);
+  x.qvel = Eigen::VectorXd::Zero(m->nv);
+  x.act.resize(0);
+  const double crossing[3] = {0.0109, 0.0104, 0.0107}, speed[3] = {10, 10, 1};  // late, early, slow
+  for (int b = 0; b < 3; b++) {
+    x.qpos(7 * b + 2) = 0.05 + speed[b] * crossing[b];
+    x.qvel(6 * b + 2) = -speed[b];
+  }
+  HybridState s = sim.Initialize(x);
+  // before: only "late" was checked at the slow ball's event (it does not penetrate yet there), and
+  // the slow ball's touchdown was returned with "early" 3 mm through the floor
+  try {
+    const std::vector<RigidEvent> events = sim.Advance(s, 0.02, 1);
+    ADD_FAILURE() << events.size() << " events, the first at t = " << (events.empty() ? -1.0 : events[0].time);
+  } catch (const NumericalError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("floor/early appeared penetrating at t = 0.011"), std::string::npos) << what;
+    EXPECT_NE(what.find("penetrated by 0.003 m already at t = 0.0107"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace saltation::testing

@@ -6,6 +6,7 @@
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -122,19 +123,41 @@ bool HasMatch(const HookEvent* e, const std::vector<const HookEvent*>& in, doubl
   return false;
 }
 
+// whether a touchdown of `in` within [e.time − before, e.time + after] joined a point of e's geom
+// pair to its impact (a candidate outside its mode before: a member of its simultaneous group)
+bool JoinedMatch(const HookEvent* e, const std::vector<const HookEvent*>& in, double before, double after) {
+  for (const HookEvent* o : in) {
+    if (!(o->time >= e->time - before && o->time <= e->time + after + 1e-12)) continue;
+    for (const ContactId& id : o->rigid.impact.candidates) {
+      const bool was_in = std::any_of(o->rigid.mode_before.contacts.begin(), o->rigid.mode_before.contacts.end(),
+                                      [&](const ContactId& c) { return c.SamePair(id) && c.anchor == id.anchor; });
+      if (id.SamePair(e->contact) && !was_in) return true;
+    }
+  }
+  return false;
+}
+
 TEST(Scale, TouchdownsInRetakenStepsAreStillReported) {
   // a retaken step lists only the touching contacts: a touch whose band was not listed is taken at
   // onset (crossings.h), never dropped. The 1M pile retakes every step; the 256M pile none; both
   // are bitwise the bare run, so each touchdown of the 256M run must be in the 1M run, of the same
-  // geom pair, no later than one step after (the onset)
+  // geom pair, no later than one step after (the onset) — or, where the point crossed unseen
+  // inside the band the retaken step does not list, joined to another touchdown's impact of its
+  // island within that window (it penetrates there: a candidate of that impact and a member of its
+  // group; its own onset crossing is then a mode contact's, not a new event)
   TwoPiles piles;
   const Hook &hs = *piles.narrow, &hl = *piles.wide;
   const double dt = piles.small->opt.timestep;
   const std::vector<const HookEvent*> wide = EventsOf(hl, {EventKind::kTouchdown}), narrow = EventsOf(hs, {EventKind::kTouchdown});
   ASSERT_GT(wide.size(), 10u);
+  int joined = 0;
   for (const HookEvent* w : wide) {
-    EXPECT_TRUE(HasMatch(w, narrow, dt, dt)) << "touchdown of geoms " << w->contact.geom1 << "/" << w->contact.geom2 << " at " << w->time;
+    const bool own = HasMatch(w, narrow, dt, dt);
+    joined += !own;
+    EXPECT_TRUE(own || JoinedMatch(w, narrow, dt, dt)) << "touchdown of geoms " << w->contact.geom1 << "/" << w->contact.geom2 << " at " << w->time;
   }
+  std::printf("[ scale ] %zu touchdowns in the 256M run, %zu in the 1M run; %d of the former joined another impact in the 1M run\n",
+              wide.size(), narrow.size(), joined);
 }
 
 TEST(Scale, RetakenStepsGiveNoSpuriousRelease) {

@@ -29,15 +29,60 @@ struct HookDeferred {
   std::vector<ContactId> group;
 };
 
+namespace {
+
+// Whether the point `id` names at a configuration is one of `ids`' points there: the point nearest
+// id's anchor (MatchContact) among `points` (the configuration's points of id's pair) is the one
+// an id of `ids` of that pair is matched to — each point once, as the mode is matched everywhere
+// (MatchContacts), with `each_point_once`; else each id to its own nearest point (a list that may
+// name one point twice: the step's impacts' candidates, re-identified from impact to impact). No
+// distance decides it: two points of a pair closer than any tolerance (a small box's corners)
+// stay two points. `pair_ids`, `match`: scratch.
+bool NamesPointOf(const std::vector<ContactId>& ids, const ContactId& id, const std::vector<ContactPoint>& points,
+                  bool each_point_once, std::vector<ContactId>& pair_ids, std::vector<int>& match) {
+  pair_ids.clear();
+  for (const ContactId& other : ids) {
+    if (other.SamePair(id)) pair_ids.push_back(other);
+  }
+  if (pair_ids.empty()) return false;
+  const int own = MatchContact(id, points);
+  if (own < 0) return false;
+  if (!each_point_once) {
+    return std::any_of(pair_ids.begin(), pair_ids.end(), [&](const ContactId& other) { return MatchContact(other, points) == own; });
+  }
+  MatchContacts(pair_ids, points, match);
+  return std::find(match.begin(), match.end(), own) != match.end();
+}
+
+}  // namespace
+
+bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) {
+  const auto same_pair = [&](const ContactId& id) { return id.SamePair(c.id); };
+  if (std::none_of(mode_.contacts.begin(), mode_.contacts.end(), same_pair) &&
+      std::none_of(joined.contacts.begin(), joined.contacts.end(), same_pair)) {
+    return false;
+  }
+  // the pair's points at the crossing's state (its step's inputs loaded: the mocap poses)
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(*model_, data_->aux(), x.qpos.data(), {c.id}, points, false);
+  std::vector<ContactId> pair_ids;
+  std::vector<int> match;
+  return NamesPointOf(mode_.contacts, c.id, points, true, pair_ids, match) ||
+         NamesPointOf(joined.contacts, c.id, points, false, pair_ids, match);
+}
+
 std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
   std::vector<size_t> out;  // where this step's records of crossings sit in found_
   std::sort(crossings.begin(), crossings.end(),
             [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
+  // a liftoff's or release's mode contact found again in the mode as it is now (its index may have
+  // moved): the same pair, the nearest anchor within this
   const double tol = 2 * model_->detect_margin();
-  // contacts that took part in an impact of this step without being its trigger (they touched at
+  // contacts that took part in an impact of this step, its trigger included (the others touched at
   // the same instant, within contact_tol): their own crossings are that impact, not new events —
   // after a bounce they are out of the mode again, and re-impacting from the pre-impact state would
-  // record the same impact once per point
+  // record the same impact once per point. The trigger's too: two points at the step's end may
+  // follow one start point (crossings.h), and both crossings then name the trigger's point
   Mode joined;
   for (size_t ci = 0; ci < crossings.size(); ci++) {
     Crossing& c = crossings[ci];
@@ -45,9 +90,8 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
     // Zeno: sustained, not reported
     if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
     // re-evaluate against the mode as it is now (an earlier event may have changed it)
-    const int k = FindInMode(mode_, c.id, tol);
-    if (c.type == Crossing::kTouchdown && (k >= 0 || FindInMode(joined, c.id, tol) >= 0)) continue;
     if (c.type != Crossing::kTouchdown) {
+      const int k = FindInMode(mode_, c.id, tol);
       if (k < 0) continue;
       if (c.type == Crossing::kLiftoff && k != c.k) {
         c.k = k;
@@ -68,6 +112,9 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
       x.time = c.time();
     }
     for (mjData* w : {data_->main(), data_->aux()}) LoadInputs(m_, *c.base, w);
+    // a touchdown whose point is in the mode now, or took part in an impact of this step: not a
+    // new event
+    if (c.type == Crossing::kTouchdown && AlreadyInMode(c, joined, x)) continue;
     if (options_.restitution == RestitutionSource::kAuto) {
       const double e = tracker_->EffectiveRestitution(c.id.geom1, c.id.geom2);
       if (e >= 0) restitution_.SetPair(c.id.geom1, c.id.geom2, e);
@@ -100,9 +147,7 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
       continue;
     }
     if (ev.rigid.kind == EventKind::kTouchdown) {
-      for (const ContactId& id : ev.rigid.impact.candidates) {
-        if (!id.SamePair(ev.rigid.contact) || (id.anchor - ev.rigid.contact.anchor).norm() > 0) joined.contacts.push_back(id);
-      }
+      joined.contacts.insert(joined.contacts.end(), ev.rigid.impact.candidates.begin(), ev.rigid.impact.candidates.end());
     }
     ev.contact = ev.rigid.contact;
     ev.point = ev.rigid.point;

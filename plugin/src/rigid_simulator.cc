@@ -375,8 +375,11 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     // boundary (the mode still on the feature extended) the pair's point of the next feature cuts
     // in (a capsule's end circling a box edge past where its cylinder meets the edge), and the
     // feature event is located before it
-    std::string appeared;
-    ContactId appeared_id;
+    std::vector<ContactId> appeared;  // every such point of the step, in the end list's order
+    auto appeared_message = [&](const ContactId& id) {
+      return "contact " + ContactLabel(model_, id) + " appeared penetrating at t = " + std::to_string(t_next) +
+             MissedAdvice(model_);
+    };
     // each start point's anchor carried over the step at its rate (StartOf), computed per pair
     // when first needed
     CarriedAnchors carried;
@@ -416,11 +419,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       }
       const int i = StartOf(p, s.x, s.mode, h, carried);
       if (i < 0) {
-        if (appeared.empty()) {
-          appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
-                     std::to_string(t_next) + MissedAdvice(model_);
-          appeared_id = p.id;
-        }
+        appeared.push_back(p.id);
         continue;
       }
       const ContactId id = start.inactive[i].id;
@@ -430,11 +429,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
       // island's RK4: it is not penetrating only where that and the whole mode's step differ in
       // sign (an end gap within round-off of zero) — no crossing to locate here
       if (phi(h) >= 0) {
-        if (appeared.empty()) {
-          appeared = "contact " + ContactLabel(model_, p.id) + " appeared penetrating at t = " +
-                     std::to_string(t_next) + MissedAdvice(model_);
-          appeared_id = p.id;
-        }
+        appeared.push_back(p.id);
         continue;
       }
       // where the guard starts decides the bracket: apart (the usual case); touching and
@@ -557,7 +552,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     }
 
     if (!touchdown && best_liftoff < 0 && best_feature < 0) {
-      if (!appeared.empty()) throw NumericalError(appeared);
+      if (!appeared.empty()) throw NumericalError(appeared_message(appeared.front()));
       s.x = x1;
       start = end;
       FollowHeld(model_, data_, s);
@@ -587,15 +582,17 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     HybridState at_event{far_side ? x_far : Rk4Step(model_, data_, s.x, s.mode, best), s.mode};
     if (feature_event && !far_side) best_guard = guard_at(at_event.x);
     const double t0 = s.x.time;
-    // the point that appeared waits for the earlier event only if it does not penetrate there yet:
-    // otherwise it crossed first, unseen, and the event would follow a missed one
-    double appeared_gap = 0;
-    if (!appeared.empty() && GapIfListed(model_, data_, at_event.x, s.mode, appeared_id, appeared_gap) &&
-        appeared_gap < -penetration_tol_) {
-      char msg[200];
-      std::snprintf(msg, sizeof(msg), "; it penetrated by %.3g m already at t = %.9g, where an event of the step came first",
-                    -appeared_gap, t0 + best);
-      throw NumericalError(appeared + msg);
+    // a point that appeared waits for the earlier event only if it does not penetrate there yet:
+    // otherwise it crossed first, unseen, and the event would follow a missed one (each point that
+    // appeared in the step, not the first alone)
+    for (const ContactId& id : appeared) {
+      double appeared_gap = 0;
+      if (GapIfListed(model_, data_, at_event.x, s.mode, id, appeared_gap) && appeared_gap < -penetration_tol_) {
+        char msg[200];
+        std::snprintf(msg, sizeof(msg), "; it penetrated by %.3g m already at t = %.9g, where an event of the step came first",
+                      -appeared_gap, t0 + best);
+        throw NumericalError(appeared_message(id) + msg);
+      }
     }
     RigidEvent event =
         touchdown ? TouchdownEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_touchdown,

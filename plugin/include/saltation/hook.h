@@ -167,6 +167,11 @@ class Hook {
   // the step's crossings made into records, emitted into found_ (no other copy): their positions there
   std::vector<size_t> Process(std::vector<Crossing>& crossings, double dt);
   void EmitSimultaneous(const std::vector<size_t>& step_events);
+  // whether a touchdown crossing's point, at its state x (the step's inputs loaded), is a contact
+  // of the mode or of `joined` (this step's impacts' candidates, triggers included): the pair's
+  // points at x matched to the mode's as the mode is matched (MatchContacts), to `joined`'s each
+  // to its nearest, and the crossing's own nearest point among them — not a distance between anchors
+  bool AlreadyInMode(const Crossing& c, const Mode& joined, const State& x);
   void ComposeOrderings(Data& data, const RestitutionTable& restitution, const State& x0, const Mode& mode0,
                         const std::vector<ContactId>& group, HookEvent& sim);
   std::shared_ptr<HookDeferred> Defer(const SavedStep& base) const;
