@@ -116,9 +116,11 @@ MocapMotion MocapLaw(const mjModel* m, const py::object& mocap) {
 }
 
 // The exact rigid model from d's state (its ctrl held, or moved by `controller`) over `duration`: {"events": JSON records,
-// "start_projection": what the projection of a penetrating start moved, "error": the message of
-// the failure that ended the run early, or None}. Everything found before a failure is returned
-// (the Python side raises with it attached; "failure_time": when); bad arguments raise ConfigError at once.
+// "start_projection": what the projection of a penetrating start moved, "final_forces": the normal
+// force λ_n (N) of each contact of the mode the run ended in, [(label, λ_n), …] in mode order (None
+// after a failure), "error": the message of the failure that ended the run early, or None}.
+// Everything found before a failure is returned (the Python side raises with it attached;
+// "failure_time": when); bad arguments raise ConfigError at once.
 py::dict Rigid(py::object model, py::object data, double duration, const py::object& restitution, double step,
                double grazing, const std::string& start, double start_limit, const py::object& controller,
                const py::object& mocap, const py::int_& max_events) {
@@ -162,10 +164,16 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   projection["dq_norm"] = moved.dq_norm;
   projection["base_only"] = moved.base_only;
   std::vector<std::string> events;
-  py::object error = py::none(), failure_time = py::none();
+  py::object error = py::none(), failure_time = py::none(), final_forces = py::none();
   try {
     RunRigid(sim, s, s.x.time + duration,
              [&](const RigidEvent& ev) { events.push_back(EventToJson(rigid_model, ev, grazing)); });
+    const ModeDynamics end = EvaluateMode(rigid_model, sim.data(), s.x, s.mode);
+    py::list forces;
+    for (size_t k = 0; k < s.mode.contacts.size(); k++) {
+      forces.append(py::make_tuple(ContactLabel(rigid_model, s.mode.contacts[k]), end.normal_force(k)));
+    }
+    final_forces = forces;
   } catch (const NumericalError& e) {
     // the command line's message (saltation_cli.cc, RunRigid)
     char when[64];
@@ -176,6 +184,7 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   py::dict out;
   out["events"] = events;
   out["start_projection"] = projection;
+  out["final_forces"] = final_forces;
   out["error"] = error;
   out["failure_time"] = failure_time;
   return out;
