@@ -111,6 +111,37 @@ TEST_F(RigidEventLimit, OneAdvanceStopsAtTheSameEvent) {
   EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-13);
 }
 
+// a caller looping Advance itself, one event per call, is held to the same limit: the count is the
+// simulator's run, continued by each call that starts where the last one left the state (before,
+// each call counted only its own one event and the loop ran on)
+TEST_F(RigidEventLimit, ALoopOfOneEventAdvancesStopsAtTheSameEvent) {
+  SimulatorOptions options;
+  options.max_events = 3;
+  RigidSimulator sim(*model_, options);
+  HybridState s = sim.Initialize(Start());
+  std::vector<double> times;
+  std::string message;
+  try {
+    while (s.x.time < 0.5) {
+      for (const RigidEvent& ev : sim.Advance(s, 0.5, 1)) times.push_back(ev.time);
+    }
+  } catch (const NumericalError& e) {
+    message = e.what();
+  }
+  ASSERT_EQ(times.size(), 6u) << message;
+  EXPECT_NEAR(s.x.time, TouchdownTime(7), 1e-13);
+  EXPECT_THAT(message, HasSubstr("(the limit max_events = 3): event 4 of the window at t = 0.423890927"));
+  // a new run (Initialize) counts afresh, and so does a call that starts elsewhere than where the
+  // last call left its state: from 0.4 s again after a call reached 0.42 s (the window the 4th
+  // touchdown opened holds the 4th to 6th then; continuing that count the 5th would be one too many)
+  s = sim.Initialize(Start());
+  EXPECT_EQ(sim.Advance(s, 0.4).size(), 4u);
+  const HybridState at_04 = s;
+  EXPECT_EQ(sim.Advance(s, 0.42).size(), 2u);
+  HybridState again = at_04;
+  EXPECT_EQ(sim.Advance(again, 0.42).size(), 2u);
+}
+
 TEST_F(RigidEventLimit, ALimitBelowOneIsAConfigError) {
   SimulatorOptions options;
   options.max_events = 0;

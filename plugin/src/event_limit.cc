@@ -1,4 +1,4 @@
-#include "event_limit.h"
+#include "saltation/event_limit.h"
 
 #include <cstdio>
 #include <string>

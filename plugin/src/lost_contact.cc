@@ -2,17 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "saltation/contact_features.h"
 #include "saltation/tangent.h"
 
 namespace saltation {
-namespace {
-
-// dof k's name: StateLabels' "q:<name>" without its prefix
-std::string DofName(const mjModel* m, int k) { return StateLabels(m)[k].substr(2); }
-
-}  // namespace
 
 std::string LostContactMessage(const Model& model, Data& data, const HybridState& s, double h,
                                const ContactLostError& error) {
@@ -40,10 +36,13 @@ std::string LostContactMessage(const Model& model, Data& data, const HybridState
   if (dyn.normal_force.size() > 0) dyn.normal_force.cwiseAbs().maxCoeff(&strong);
   const double a = std::abs(dyn.qacc(fast)), v = std::abs(s.x.qvel(quick));
   const double by_acceleration = 0.5 * h * h * a, by_speed = h * v;
+  // dof k's name: StateLabels' "q:<name>" without its prefix (the labels built once)
+  const std::vector<std::string> labels = StateLabels(m);
+  auto dof_name = [&](int k) { return labels[k].substr(2); };
   std::snprintf(text, sizeof(text),
                 ". At the step's start the mode's largest acceleration is %.3g on dof %s (h²|a|/2 = %.3g over "
                 "the step) and its largest speed %.3g on dof %s (h|v| = %.3g)",
-                a, DofName(m, fast).c_str(), by_acceleration, v, DofName(m, quick).c_str(), by_speed);
+                a, dof_name(fast).c_str(), by_acceleration, v, dof_name(quick).c_str(), by_speed);
   message += text;
   if (strong >= 0) {
     const ContactId& id = s.mode.contacts[strong];

@@ -17,6 +17,21 @@
 #include "saltation/islands.h"
 
 namespace saltation {
+namespace {
+
+// mj_geomDistance (up to 1 m) between geoms g1 and g2 placed as in d, taken on a scratch mjData of
+// its own (mj_geomDistance wants a mutable mjData, for its stack; d is not to be touched): the
+// error path of ModeConstraints only, so the allocation does not matter
+double GeomDistance(const mjModel* m, const mjData* d, int g1, int g2) {
+  DataPtr scratch(mj_makeData(m));
+  if (!scratch) return std::numeric_limits<double>::infinity();
+  mju_copy(scratch->geom_xpos, d->geom_xpos, 3 * m->ngeom);
+  mju_copy(scratch->geom_xmat, d->geom_xmat, 9 * m->ngeom);
+  double fromto[6];
+  return mj_geomDistance(m, scratch.get(), g1, g2, 1.0, fromto);
+}
+
+}  // namespace
 
 void ModeConstraints(const Model& model, const mjData* d, const std::vector<ContactId>& contacts,
                      const std::vector<ContactPoint>& points, ConstraintSet& set, Workspace& work) {
@@ -35,10 +50,7 @@ void ModeConstraints(const Model& model, const mjData* d, const std::vector<Cont
       set.points.push_back(FeaturePoint(model, d, contacts[k], mj ? &hint : nullptr));
       set.points.back().mj_index = mj ? mj->mj_index : -1;
     } else if (match[k] < 0) {
-      double fromto[6];
-      // mj_geomDistance takes a mutable mjData for its stack only (marked and freed inside)
-      const double distance = mj_geomDistance(model.mj(), const_cast<mjData*>(d), contacts[k].geom1,
-                                              contacts[k].geom2, 1.0, fromto);
+      const double distance = GeomDistance(model.mj(), d, contacts[k].geom1, contacts[k].geom2);
       char where[160];
       std::snprintf(where, sizeof(where), " (its geoms %.3g m apart, the margin %.3g m)", distance,
                     model.detect_margin());

@@ -14,7 +14,7 @@
 #include "saltation/psd_solver.h"
 #include "saltation/root_finding.h"
 #include "capsule_rocking.h"
-#include "event_limit.h"
+#include "saltation/event_limit.h"
 #include "lost_contact.h"
 #include "point_following.h"
 
@@ -119,7 +119,7 @@ void FollowHeld(const Model& model, Data& data, HybridState& s) {
 }  // namespace
 
 RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
-    : model_(model), options_(options), data_(model), restitution_(model) {
+    : model_(model), options_(options), data_(model), restitution_(model), event_limit_(options.max_events) {
   const mjModel* m = model.mj();
   force_tol_ = options.force_tol >= 0 ? options.force_tol : DefaultForceTolerance(m);
   penetration_tol_ = options.penetration_tol >= 0 ? options.penetration_tol : 1e-3 * model.detect_margin();
@@ -127,7 +127,6 @@ RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& optio
     throw ConfigError("integrator step must be a positive number");
   }
   if (!(options.root_tol > 0)) throw ConfigError("root tolerance must be positive");
-  EventLimit{options.max_events};  // ConfigError on a limit below 1
 }
 
 void RigidSimulator::SetControl(const Eigen::VectorXd& ctrl) {
@@ -147,6 +146,8 @@ HybridState RigidSimulator::Initialize(const State& x) {
   HybridState s;
   s.x = Normalized(model_.mj(), x);
   start_projection_ = StartProjection();
+  event_limit_.Restart();  // a new run
+  run_time_ = std::numeric_limits<double>::quiet_NaN();
   ProjectStart(s.x);
   EvaluatePosition(model_, data_.main(), s.x.qpos.data());
   std::vector<ContactPoint> points;
@@ -348,7 +349,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
   crossing_options.time_tol = options_.root_tol;
   crossing_options.max_iterations = 200;
   GuardSnapshot start = Snapshot(model_, data_, s.x, s.mode);
-  EventLimit limit(options_.max_events);
+  if (!(s.x.time == run_time_)) event_limit_.Restart();  // not where the last call left off: a new run
   while (s.x.time < t_end) {
     const double t_next = NextGridTime(s.x.time, t_end);
     const double h = t_next - s.x.time;
@@ -610,26 +611,24 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     // (capsule_rocking.h): stop here, naming the step it needs, rather than integrate it unstably
     const std::string stiff = StiffRockingError(model_, data_, s, options_.step);
     if (!stiff.empty()) throw NumericalError(stiff);
-    limit.Count(event.time);
+    run_time_ = s.x.time;
+    event_limit_.Count(event.time);
     events.push_back(std::move(event));
     if (max_events > 0 && static_cast<int>(events.size()) >= max_events) break;
     start = Snapshot(model_, data_, s.x, s.mode);
   }
+  run_time_ = s.x.time;
   return events;
 }
 
 void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
               const std::function<void(const RigidEvent&)>& on_event, const std::function<void()>& on_chunk) {
-  // each Advance below returns at its first event: the limit is the run's (event_limit.h)
-  EventLimit limit(sim.options().max_events);
+  // each Advance below continues where the last left off: max_events counts the whole run
   while (s.x.time < t_end) {
     const double chunk_end = std::min(t_end, s.x.time + 0.1);
     std::vector<RigidEvent> found;
     while (s.x.time < chunk_end && found.empty()) found = sim.Advance(s, chunk_end, 1);
-    for (const RigidEvent& ev : found) {
-      limit.Count(ev.time);
-      on_event(ev);
-    }
+    for (const RigidEvent& ev : found) on_event(ev);
     if (on_chunk) on_chunk();
   }
 }

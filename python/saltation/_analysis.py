@@ -18,8 +18,11 @@ class RigidEvents(list):
     """The events of saltation.rigid, in time order (a list of saltation.Event). start_projection
     says what the projection of a penetrating start moved: {"contacts": [(label, depth_m), ...]
     deepest first (empty: the start did not penetrate), "dq_norm": ‖Δq‖, "base_only": only the
-    free joints moved}."""
+    free joints moved}. final_forces: the normal force λ_n (N) the rigid model's contact law gives
+    each contact of the mode the run ended in, at its final state: [(label, λ_n), ...] in the
+    mode's order (empty: in flight)."""
     start_projection: dict
+    final_forces: list
 
 
 def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, start="project", start_limit=0.03,
@@ -54,6 +57,7 @@ def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, star
                     float(start_limit), controller, mocap, int(max_events))
     events = RigidEvents(Event.from_json(j) for j in r["events"])
     events.start_projection = r["start_projection"]
+    events.final_forces = r["final_forces"]
     if r["error"] is not None:
         error = _core.NumericalError(r["error"])
         error.events = events

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -115,12 +116,14 @@ MocapMotion MocapLaw(const mjModel* m, const py::object& mocap) {
 }
 
 // The exact rigid model from d's state (its ctrl held, or moved by `controller`) over `duration`: {"events": JSON records,
-// "start_projection": what the projection of a penetrating start moved, "error": the message of
-// the failure that ended the run early, or None}. Everything found before a failure is returned
-// (the Python side raises with it attached; "failure_time": when); bad arguments raise ConfigError at once.
+// "start_projection": what the projection of a penetrating start moved, "final_forces": the normal
+// force λ_n (N) of each contact of the mode the run ended in, [(label, λ_n), …] in mode order (None
+// after a failure), "error": the message of the failure that ended the run early, or None}.
+// Everything found before a failure is returned (the Python side raises with it attached;
+// "failure_time": when); bad arguments raise ConfigError at once.
 py::dict Rigid(py::object model, py::object data, double duration, const py::object& restitution, double step,
                double grazing, const std::string& start, double start_limit, const py::object& controller,
-               const py::object& mocap, int max_events) {
+               const py::object& mocap, const py::int_& max_events) {
   const mjModel* m = ModelOf(model);
   const mjData* d = DataOf(data);
   CheckSameSizes(m, d, data);
@@ -130,7 +133,15 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
     throw ConfigError("start must be 'project' or 'strict', not '" + start + "'");
   }
   if (!(start_limit > 0)) throw ConfigError("start_limit must be positive (m)");
-  if (!(max_events >= 1)) throw ConfigError("max_events must be at least 1, not " + std::to_string(max_events));
+  // a Python int of any size: beyond C++'s int it cannot be a limit; within it the simulator
+  // checks it (at least 1)
+  int overflow = 0;
+  const long long max_events_value = PyLong_AsLongLongAndOverflow(max_events.ptr(), &overflow);
+  if (overflow != 0 || max_events_value > std::numeric_limits<int>::max() ||
+      max_events_value < std::numeric_limits<int>::min()) {
+    throw ConfigError("max_events must be between 1 and " + std::to_string(std::numeric_limits<int>::max()) +
+                      ", not " + py::str(max_events).cast<std::string>());
+  }
   ScopedMujocoErrors errors;
   Options model_options;
   model_options.control = ControllerLaw(m, d, controller);
@@ -140,7 +151,7 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   options.step = step;
   options.start = start == "strict" ? SimulatorOptions::Start::kStrict : SimulatorOptions::Start::kProject;
   options.start_projection_limit = start_limit;
-  options.max_events = max_events;
+  options.max_events = static_cast<int>(max_events_value);  // ConfigError below 1 (RigidSimulator)
   RigidSimulator sim(rigid_model, options);
   SetRestitution(rigid_model, sim, restitution);
   if (m->nu > 0) sim.SetControl(Eigen::Map<const Eigen::VectorXd>(d->ctrl, m->nu));
@@ -153,10 +164,16 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   projection["dq_norm"] = moved.dq_norm;
   projection["base_only"] = moved.base_only;
   std::vector<std::string> events;
-  py::object error = py::none(), failure_time = py::none();
+  py::object error = py::none(), failure_time = py::none(), final_forces = py::none();
   try {
     RunRigid(sim, s, s.x.time + duration,
              [&](const RigidEvent& ev) { events.push_back(EventToJson(rigid_model, ev, grazing)); });
+    const ModeDynamics end = EvaluateMode(rigid_model, sim.data(), s.x, s.mode);
+    py::list forces;
+    for (size_t k = 0; k < s.mode.contacts.size(); k++) {
+      forces.append(py::make_tuple(ContactLabel(rigid_model, s.mode.contacts[k]), end.normal_force(k)));
+    }
+    final_forces = forces;
   } catch (const NumericalError& e) {
     // the command line's message (saltation_cli.cc, RunRigid)
     char when[64];
@@ -167,6 +184,7 @@ py::dict Rigid(py::object model, py::object data, double duration, const py::obj
   py::dict out;
   out["events"] = events;
   out["start_projection"] = projection;
+  out["final_forces"] = final_forces;
   out["error"] = error;
   out["failure_time"] = failure_time;
   return out;

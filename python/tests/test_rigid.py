@@ -110,3 +110,12 @@ def test_events_past_max_events_raise_naming_the_limit_and_the_time():
             saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=bad)
     with pytest.raises(saltation.ConfigError, match="max_events must be a whole number"):
         saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=2.5)
+
+
+def test_a_max_events_beyond_a_cpp_int_is_a_config_error():
+    """A limit too large for the simulator's int is our ConfigError, not pybind11's TypeError."""
+    m = mujoco.MjModel.from_xml_string(BOUNCING)
+    for bad in (2**31, np.int64(2**40), -2**31 - 1, 10**30):
+        with pytest.raises(saltation.ConfigError, match="max_events must be between 1 and 2147483647"):
+            saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=bad)
+    assert len(saltation.rigid(m, mujoco.MjData(m), duration=0.5, max_events=np.int64(2**31 - 1))) == 9

@@ -19,10 +19,12 @@
 
 #include <Eigen/Dense>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "saltation/contacts.h"
+#include "saltation/event_limit.h"
 #include "saltation/events.h"
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
@@ -38,8 +40,8 @@ struct SimulatorOptions {
   double step = 1e-3;       // RK4 step (s)
   double root_tol = 1e-13;  // event-time tolerance (s)
   // NumericalError when more than this many events fall within 0.1 s of simulated time (Zeno,
-  // chattering, events repeating at one instant; counted per Advance call, and over the whole run
-  // by RunRigid; event_limit.h); ≥ 1
+  // chattering, events repeating at one instant; counted over the whole run, however it is cut
+  // into Advance calls: RigidSimulator's counter, event_limit.h); ≥ 1, ConfigError otherwise
   int max_events = 10000;
   // contact points whose guard is within this of zero at an event (m) join the impact as
   // candidates (points of a box face landing together)
@@ -116,6 +118,9 @@ class RigidSimulator {
 
   // Advances to t_end with event detection and returns the events in time order. With
   // max_events > 0 it stops right after that many events (s is then the post-event state).
+  // options().max_events holds over the run: a call that starts where the last call left the
+  // state (the same time) continues the last call's count, any other call (and Initialize) starts
+  // a new one; NumericalError on the event past the limit (event_limit.h), s its post-event state.
   std::vector<RigidEvent> Advance(HybridState& s, double t_end, int max_events = -1);
 
   // Advances to t_end in the current mode, ignoring every guard (flow map of one mode).
@@ -140,6 +145,10 @@ class RigidSimulator {
   double penetration_tol_ = 0;
   StartProjection start_projection_;
   RigidWork work_;
+  // the run's event counter (options_.max_events) and the time the last Advance left its state at
+  // (NaN: none since Initialize): a call starting there continues the run's count
+  EventLimit event_limit_;
+  double run_time_ = std::numeric_limits<double>::quiet_NaN();
 
   void ProjectStart(State& x);
   // the mode's contacts coupled to contact id (its island; the whole mode when the model does not
@@ -164,7 +173,7 @@ class RigidSimulator {
 // 0.1 s, one event at a time, each event passed to on_event as it is found (so everything found
 // is reported before an error stops the run) and on_chunk called after each chunk (progress).
 // One implementation for both, so their numbers agree bit for bit (how a run is cut into Advance
-// calls moves round-off). options().max_events holds over the whole run: NumericalError (the
+// calls moves round-off). options().max_events holds over the whole run (Advance's count): NumericalError (the
 // limit, the time reached) on the event past it, the events before it already passed to on_event.
 void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
               const std::function<void(const RigidEvent&)>& on_event,

@@ -1,9 +1,13 @@
 // The rigid reference's stop for an unbounded number of events in finite time (Zeno bouncing,
 // chattering, events repeating at one instant): SimulatorOptions::max_events applied to the events
-// of a run as they are found, whatever the run is cut into (RigidSimulator::Advance counts one
-// call's events; RunRigid, which advances one event per call, counts its whole run).
+// of a run as they are found, whatever the run is cut into. The one counter is RigidSimulator's
+// (rigid_simulator.h): its Advance calls count into it while each starts where the last one left
+// the state, so a run cut into calls of one event each (RunRigid, a caller's own loop) is counted
+// whole.
 //
-//   EventLimit(max_events)  a counter for one run (max_events ≥ 1, ConfigError otherwise)
+//   EventLimit(max_events)  a counter for one run (max_events ≥ 1, ConfigError otherwise: the one
+//                           check of the limit, the simulator's constructor makes it)
+//   Restart()               forget the events counted: a new run begins
 //   Count(t)                one more event at time t => nothing while at most max_events events
 //                           fall within kEventLimitWindow s of the first event of their window
 //                           (windows follow one another: an event past a window's end opens the
@@ -20,6 +24,7 @@ constexpr double kEventLimitWindow = 0.1;
 class EventLimit {
  public:
   explicit EventLimit(int max_events);
+  void Restart() { count_ = 0; }
   void Count(double t);
 
  private:
