@@ -319,17 +319,18 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
   return grad;
 }
 
-void FollowHeldPoints(const Model& model, const mjData* d, std::vector<ContactId>& contacts) {
-  for (ContactId& id : contacts) {
-    if (Follows(model.mj(), id)) id.anchor = FeaturePoint(model, d, id).id.anchor;
+void FollowHeldPoints(const Model& model, const mjData* d, const std::vector<ContactPoint>& points,
+                      std::vector<ContactId>& contacts) {
+  thread_local std::vector<int> match;
+  MatchContacts(contacts, points, match);
+  for (size_t k = 0; k < contacts.size(); k++) {
+    ContactId& id = contacts[k];
+    if (Follows(model.mj(), id)) {
+      id.anchor = FeaturePoint(model, d, id).id.anchor;
+    } else if (id.feature < 0 && match[k] >= 0) {
+      id.anchor = points[match[k]].id.anchor;
+    }
   }
-}
-
-bool FollowsHeldPoints(const mjModel* m, const std::vector<ContactId>& contacts) {
-  for (const ContactId& id : contacts) {
-    if (Follows(m, id)) return true;
-  }
-  return false;
 }
 
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts) {

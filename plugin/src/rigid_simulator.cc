@@ -107,13 +107,13 @@ void HoldFeatures(const Model& model, Data& data, HybridState& s) {
   s.mode.contacts = WithFeatures(m, data.aux(), s.mode.contacts);
 }
 
-// the held contacts keep matching their own points (FollowHeldPoints) at s.x
+// the held contacts keep matching their own points: each anchor moved to its point at s.x
+// (FollowHeldPoints, on the points of the mode's own geom pairs)
 void FollowHeld(const Model& model, Data& data, HybridState& s) {
-  const mjModel* m = model.mj();
-  if (!FollowsHeldPoints(m, s.mode.contacts)) return;
-  mju_copy(data.aux()->qpos, s.x.qpos.data(), m->nq);
-  mj_kinematics(m, data.aux());
-  FollowHeldPoints(model, data.aux(), s.mode.contacts);
+  if (s.mode.contacts.empty()) return;
+  std::vector<ContactPoint> points;
+  EvaluatePositionForPairs(model, data.aux(), s.x.qpos.data(), s.mode.contacts, points, false);
+  FollowHeldPoints(model, data.aux(), points, s.mode.contacts);
 }
 
 }  // namespace

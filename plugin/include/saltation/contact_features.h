@@ -49,16 +49,21 @@
 //                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge)
 //   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
 //                   (a capsule's, and a capsule–box guard on the segments: segment_features.h)
-//   FollowHeldPoints (model, d, contacts) => the held capsule–box contacts' anchors moved to their
-//                   feature's point at d: such a pair has several points, told apart by the nearest
-//                   anchor, and a held point sliding far from where it was first seen (a log
-//                   sliding down a box edge on its cylinder towards its upper end's point) must keep
-//                   matching its own
-//   FollowsHeldPoints (m, contacts) => whether FollowHeldPoints moves any of these anchors (a
-//                   caller skips the kinematics it needs otherwise)
+//   FollowHeldPoints (model, d, points, contacts) => every held contact's anchor moved to its point
+//                   at d: a capsule–box or capsule–capsule contact holding a feature to its feature's
+//                   point (FeaturePoint), a contact holding none to the point of `points` (d's listed
+//                   points of the contacts' pairs) it matches (MatchContacts); a sphere's contact
+//                   holding a feature is its pair's one point and keeps its anchor. A pair with
+//                   several points tells them apart by the nearest anchor, and a held point sliding
+//                   far from where it was first seen must keep matching its own: a log sliding down a
+//                   box edge on its cylinder towards its upper end's point; an edge–edge point of two
+//                   boxes running along their nearly parallel edges until another listed point of the
+//                   pair lay nearer to its first anchor (Pile(35) at 0.4639 s, the mode held that one
+//                   and the real point came back as a touchdown; HeldAnchor.*)
 //   WithFeatures  (m, d, contacts) => contacts with feature −1 of a featured pair resolved at d
 //   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
-// Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing.
+// Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing
+// (but FollowHeldPoints' contacts).
 // (FeatureAt of a capsule–box pair computes the pair's own points in a thread-local buffer.)
 #ifndef SALTATION_CONTACT_FEATURES_H_
 #define SALTATION_CONTACT_FEATURES_H_
@@ -104,8 +109,8 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
 Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const ContactId& id,
                                      const FeatureGuard& guard);
 
-void FollowHeldPoints(const Model& model, const mjData* d, std::vector<ContactId>& contacts);
-bool FollowsHeldPoints(const mjModel* m, const std::vector<ContactId>& contacts);
+void FollowHeldPoints(const Model& model, const mjData* d, const std::vector<ContactPoint>& points,
+                      std::vector<ContactId>& contacts);
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts);
 bool NeedsFeatures(const mjModel* m, const std::vector<ContactId>& contacts);
 

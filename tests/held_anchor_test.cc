@@ -1,0 +1,147 @@
+// A held contact's anchor follows its point (rigid_simulator.cc, FollowHeld): the exact reference
+// refreshes every held contact's anchor to its point after each accepted step and each event, so a
+// point that slides far over geom2 keeps matching its own point, not a neighbour's.
+//
+// Pile(35) stopped at 0.463904 s ("contact b17/b26@3 bounced off and back within step/16"): a held
+// edge–edge point had slid 25 mm from its anchor (where it was first seen), which then lay nearer to
+// another listed point of the pair, not held (gap 0.059 m): the mode held that one, the real point
+// went unheld, sank, and came back as a touchdown.
+//
+// The scene: a thin plate (half sizes h = 0.05, 0.05, t = 0.004) lying flat on a fixed base box (top
+// face z = 0), frictionless, sliding at v = 1 m/s along +x under gravity. The plate comes first in
+// the model, so the pair is plate/base and its anchors lie in the base's frame (the world's, moved
+// by the base's centre): the plate's four bottom corners (gap 0, held) and its four top corners
+// (gap 2t, listed inside the detection band) all slide along x at v there. After a slide s, the
+// anchor of a +x bottom corner, where it was first seen, lies s from its own point and
+// √((2h − s)² + t²) from the top corner over its −x neighbour's point (a point's place is midway
+// between the surfaces, t above the base): nearer to that one once s > h + t²/(4h) = 50.08 mm. With
+// the first anchors the mode then held the two −x bottom corners and the two top corners over them,
+// the plate lost its +x supports and tipped over its −x edge. With the anchors refreshed after each
+// step (1 mm of slide), the plate slides 0.1 m through, flat, without an event.
+#include <cmath>
+#include <vector>
+
+#include "saltation/contacts.h"
+#include "saltation/loading.h"
+#include "saltation/rigid_simulator.h"
+#include "test_util.h"
+
+namespace saltation::testing {
+namespace {
+
+using Vec3 = Eigen::Vector3d;
+
+constexpr double kHalf = 0.05, kThick = 0.004, kSpeed = 1.0, kStartX = -0.2;
+
+const char* kPlateOnBase = R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <body name="plate" pos="-0.2 0 0.004"><freejoint/>
+      <geom name="plate" type="box" size="0.05 0.05 0.004" mass="1" condim="1"/>
+    </body>
+    <body name="base" pos="0 0 -0.05"><geom name="base" type="box" size="0.3 0.3 0.05" condim="1"/></body>
+  </worldbody>
+</mujoco>)";
+
+// the pair's listed points at qpos
+std::vector<ContactPoint> PointsAt(const Model& model, const Eigen::VectorXd& qpos) {
+  Data data(model);
+  EvaluatePosition(model, data.main(), qpos.data());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  return points;
+}
+
+// the same with the plate flat, its centre at x
+std::vector<ContactPoint> PointsAt(const Model& model, double x) {
+  Eigen::VectorXd qpos(7);
+  qpos << x, 0.0, kThick, 1.0, 0.0, 0.0, 0.0;
+  return PointsAt(model, qpos);
+}
+
+// the index of the point at `anchor` (base frame) to 1e-12 m, or −1
+int PointAt(const std::vector<ContactPoint>& points, const Vec3& anchor) {
+  for (size_t i = 0; i < points.size(); i++) {
+    if ((points[i].id.anchor - anchor).norm() < 1e-12) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// a plate corner's point in the base's frame (its centre 0.05 m below the top face) with the
+// plate's centre at x: bottom corners on the face, top corners' points t above it
+Vec3 Corner(double x, double sx, double sy, bool top) {
+  return Vec3(x + sx * kHalf, sy * kHalf, 0.05 + (top ? kThick : 0.0));
+}
+
+class HeldAnchor : public MujocoTest {};
+
+TEST_F(HeldAnchor, APlateSlidingFarOverABoxKeepsHoldingItsOwnCorners) {
+  ModelPtr m = LoadModelFromString(kPlateOnBase);
+  Model model(m.get());
+  const int plate = mj_name2id(m.get(), mjOBJ_GEOM, "plate"), base = mj_name2id(m.get(), mjOBJ_GEOM, "base");
+
+  // the scene is what it is for: eight points of plate/base (anchors in the base's frame), the
+  // bottom corners touching, the top ones listed 2t away; after a slide s = 0.06 m, the +x bottom
+  // corner's first anchor lies nearer to the top point over its −x neighbour than to its own
+  const double s_far = 0.06;
+  const std::vector<ContactPoint> first = PointsAt(model, kStartX), far = PointsAt(model, kStartX + s_far);
+  ASSERT_EQ(first.size(), 8u);
+  ASSERT_EQ(far.size(), 8u);
+  for (const ContactPoint& p : first) {
+    EXPECT_EQ(p.id.geom1, plate);
+    EXPECT_EQ(p.id.geom2, base);
+  }
+  for (double sx : {-1.0, 1.0}) {
+    for (double sy : {-1.0, 1.0}) {
+      const int bottom = PointAt(first, Corner(kStartX, sx, sy, false)), top = PointAt(first, Corner(kStartX, sx, sy, true));
+      ASSERT_GE(bottom, 0);
+      ASSERT_GE(top, 0);
+      EXPECT_NEAR(first[bottom].gap, 0, 1e-15);
+      EXPECT_NEAR(first[top].gap, 2 * kThick, 1e-15);
+    }
+  }
+  const ContactId neighbour = first[PointAt(first, Corner(kStartX, -1, -1, false))].id;
+  const ContactId stale = first[PointAt(first, Corner(kStartX, 1, -1, false))].id;
+  const int neighbour_own = PointAt(far, Corner(kStartX + s_far, -1, -1, false));
+  const int own = PointAt(far, Corner(kStartX + s_far, 1, -1, false));
+  const int neighbour_top = PointAt(far, Corner(kStartX + s_far, -1, -1, true));
+  ASSERT_GE(neighbour_own, 0);
+  ASSERT_GE(own, 0);
+  ASSERT_GE(neighbour_top, 0);
+  EXPECT_NEAR((far[own].id.anchor - stale.anchor).norm(), s_far, 1e-12);
+  EXPECT_NEAR((far[neighbour_top].id.anchor - stale.anchor).norm(), std::hypot(2 * kHalf - s_far, kThick), 1e-12);
+  // (the −x neighbour, matched first, keeps its own point; the +x corner then takes the top one)
+  std::vector<int> match;
+  MatchContacts({neighbour, stale}, far, match);
+  EXPECT_EQ(match[0], neighbour_own);
+  EXPECT_EQ(match[1], neighbour_top);
+
+  // 0.1 m of slide (twice the plate's half size) at 1 m/s, 100 steps
+  RigidSimulator sim(model);
+  State x0 = InitialState(m.get(), "");
+  x0.qvel(0) = kSpeed;
+  HybridState s = sim.Initialize(x0);
+  ASSERT_EQ(s.mode.contacts.size(), 4u);
+  const double duration = 0.1;
+  const std::vector<RigidEvent> events = sim.Advance(s, duration);
+  EXPECT_EQ(events.size(), 0u);
+  ASSERT_NEAR(s.x.time, duration, 1e-15);
+  // flat and level, at the speed it started with: only gravity and the four normal rows act
+  EXPECT_NEAR(s.x.qpos(0), kStartX + kSpeed * duration, 1e-12);
+  EXPECT_NEAR(s.x.qpos(2), kThick, 1e-12);
+  EXPECT_NEAR(s.x.qvel(0), kSpeed, 1e-12);
+  EXPECT_LT(s.x.qvel.tail(5).norm(), 1e-12);
+  // the mode holds the four bottom corners, each anchored at its own point
+  ASSERT_EQ(s.mode.contacts.size(), 4u);
+  const std::vector<ContactPoint> end = PointsAt(model, s.x.qpos);
+  MatchContacts(s.mode.contacts, end, match);
+  for (size_t k = 0; k < match.size(); k++) {
+    ASSERT_GE(match[k], 0);
+    EXPECT_NEAR(end[match[k]].gap, 0, 1e-12) << "contact " << k << " holds a top corner";
+    EXPECT_LT((end[match[k]].id.anchor - s.mode.contacts[k].anchor).norm(), 1e-12) << "contact " << k;
+  }
+}
+
+}  // namespace
+}  // namespace saltation::testing
