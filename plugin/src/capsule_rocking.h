@@ -16,7 +16,8 @@
 //   StiffRockingError (model, data, s, step) => "" when every such contact of s.mode rocks at
 //       ω·step ≤ 2√2, else the message of the NumericalError (the contact, ω, 1 − c², the step RK4
 //       needs). Evaluates s.mode at s.x (EvaluateMode) only when the mode holds such a contact:
-//       overwrites data.main(). RigidSimulator::Advance checks it after every event.
+//       overwrites data.main(). RigidSimulator::Advance checks it after every event
+//       only (not at Initialize, nor as ω grows within a mode between events).
 #ifndef SALTATION_CAPSULE_ROCKING_H_
 #define SALTATION_CAPSULE_ROCKING_H_
 

@@ -20,7 +20,7 @@ class RigidEvents(list):
     deepest first (empty: the start did not penetrate), "dq_norm": ‖Δq‖, "base_only": only the
     free joints moved}. final_forces: the normal force λ_n (N) the rigid model's contact law gives
     each contact of the mode the run ended in, at its final state: [(label, λ_n), ...] in the
-    mode's order (empty: in flight)."""
+    mode's order (empty: in flight; None on the events a failed run's error carries)."""
     start_projection: dict
     final_forces: list
 
