@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "cylinder_features.h"
 #include "nearest_on_box.h"
 #include "own_points.h"
 #include "saltation/errors.h"
@@ -181,11 +182,12 @@ void AppendCapsuleEdgeGuards(const mjModel* m, const mjData* d, const ContactId&
 }  // namespace
 
 bool HasFeatures(const mjModel* m, const ContactId& id) {
-  return IsSphereBox(m, id) || IsSegmentPair(m, id) || IsCapsuleBox(m, id);
+  return IsSphereBox(m, id) || IsSegmentPair(m, id) || IsCapsuleBox(m, id) || IsSphereCylinder(m, id);
 }
 
 int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
   if (IsSegmentPair(m, id)) return SegmentFeatureAt(m, d, id);
+  if (IsSphereCylinder(m, id)) return CylinderFeatureAt(m, d, id);
   if (IsSphereBox(m, id)) return BoxFeature(FrameOf(m, d, id.geom1, id.geom2, 0), 0);
   if (!IsCapsuleBox(m, id)) return -1;
   const SurfacePoint own = OwnPointOf(m, d, id);
@@ -195,6 +197,7 @@ int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
 
 const char* FeatureName(int feature) {
   if (feature < 0) return "";
+  if (IsCylinderFeature(feature)) return CylinderFeatureName(feature);
   if (feature >= kSegmentFeatureBase && feature < kCapsuleEndBase) return SegmentFeatureName(feature);
   const int clamped = Clamped(feature);
   if (OnInterior(feature)) return clamped == 2 ? "cylinder-edge" : "cylinder-vertex";
@@ -215,6 +218,9 @@ ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& 
                            " of two parallel capsules (no unique nearest points)");
     }
     radius2 = m->geom_size[3 * id.geom2];
+  } else if (IsCylinderFeature(id.feature)) {
+    core1 = Eigen::Map<const Eigen::Vector3d>(d->geom_xpos + 3 * id.geom1);
+    CylinderFeatureCore(m, d, id, core2, radius2);
   } else if (OnInterior(id.feature)) {
     const CapsuleEdge ce = CapsuleEdgeOf(m, d, id, EdgeAxis(id.feature));
     double t[2];
@@ -259,6 +265,7 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
   FeatureGuardSet set;
   if (id.feature < 0 || !HasFeatures(m, id)) return set;
   if (IsSegmentPair(m, id)) return SegmentFeatureGuards(m, d, id);
+  if (IsSphereCylinder(m, id)) return CylinderFeatureGuards(m, d, id);
   if (OnInterior(id.feature)) {
     // the segment's foot reaching an end (→ that end on the same edge or vertex), and on the box's
     // side: along an edge, the foot reaching a vertex; at a vertex, the foot leaving it along each
@@ -303,6 +310,7 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
                                      const FeatureGuard& guard) {
   const mjModel* m = model.mj();
   if (IsSegmentPair(m, id)) return SegmentGuardGradient(model, d, id, guard);
+  if (IsSphereCylinder(m, id)) return CylinderGuardGradient(model, d, id, guard);
   if (guard.edge >= 0) {
     const CapsuleEdge ce = CapsuleEdgeOf(m, d, id, guard.edge);
     return SideGuardGradient(model, d, ce.s, ce.sigma, guard);

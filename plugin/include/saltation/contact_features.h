@@ -1,6 +1,6 @@
 // Features of the contact geometry as part of the rigid mode (theory.md §9, issue 14 items 2–3).
 //
-// Three families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on
+// Four families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on
 // a capsule (plugin/src/segment_features.h): whether each capsule's nearest point lies on its
 // cylinder or is clamped to an end, on its cap — codes 27–35, named "cylinder", "cap" (one end
 // clamped), "caps" (both). (3) A capsule (geom1) on a box (geom2), our own points
@@ -12,8 +12,12 @@
 // contact is, is told by the nearest anchor among the pair's own points. (The interior on a face
 // is no feature: the segment's nearest point to a plane is an end unless it lies parallel, where
 // another of the pair's points touches at the same instant — the other end, or where the segment
-// crosses the face's rim: that edge's interior point is listed over the face too, own_points.h.) Every function below serves all
-// three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
+// crosses the face's rim: that edge's interior point is listed over the face too, own_points.h.)
+// (4) A sphere (geom1) on a cylinder (geom2) (plugin/src/cylinder_features.h): the centre's nearest
+// point on the lateral surface, a flat face or the rim circle — codes 1000 (side), 1001/1002 (the
+// face at −h/+h), 1003/1004 (the rim at −h/+h), named "cyl-side", "cyl-face", "cyl-rim"; its
+// guards are on the centre's height z and radial distance ρ in the cylinder's frame. Every function
+// below serves all four; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
 // "the segment's point nearest to the edge or vertex").
 //
 // Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
@@ -28,18 +32,23 @@
 // none (the centre inside the box) is not a feature (−1: MuJoCo's own point is used).
 //
 //   HasFeatures   (m, id)         => whether the pair has features: a sphere or a capsule (geom1) on a
-//                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2)
+//                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2),
+//                                    a sphere (geom1) on a cylinder (geom2)
 //   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre
-//                                    inside the box
+//                                    inside the box or the cylinder
 //   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap-face",
-//                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex" ("" for −1)
+//                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex";
+//                                    "cyl-side", "cyl-face", "cyl-rim" ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
-//                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
-//                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
+//                   plane, an edge's line, a vertex's point; the infinite cylinder, a flat face's
+//                   plane, the rim circle), at d's kinematics: gap, pos and normal as
+//                   MuJoCo's sphere–box (sphere–cylinder) collision gives them inside the region, the frame completed as
 //                   mj_collision does (hint: the first tangent to keep, or null); condim of the pair
 //   FeatureGuards (m, d, id)      => the guards of id.feature's region at d's kinematics: per clamped
 //                   axis σ_a c_a − size_a (→ unclamped), per free axis size_a ∓ c_a (→ clamped ±);
 //                   each ≥ 0 inside the region, fires from + to −, with the feature it leads to.
+//                   A sphere on a cylinder: h ∓ z (side → rim ±), R − ρ (face → rim), ρ − R and
+//                   ±z − h (rim → face, side): cylinder_features.h.
 //                   A capsule on a box, on the parameters of its segment and the box edge
 //                   (segment_features.h, FeatureGuard::edge): a cap-edge or cap-vertex adds the
 //                   segment's foot leaving the end (σ_end·e·(P − c) − h → the cylinder on the same
@@ -48,7 +57,8 @@
 //                   a cylinder-vertex the foot reaching either end (→ cap-vertex) and, per box axis,
 //                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge)
 //   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
-//                   (a capsule's, and a capsule–box guard on the segments: segment_features.h)
+//                   (a capsule's, and a capsule–box guard on the segments: segment_features.h; a
+//                   cylinder's on ρ: the radial unit vector for the row, cylinder_features.h)
 //   FollowHeldPoints (model, d, points, contacts) => every held contact's anchor moved to its point
 //                   at d: a capsule–box or capsule–capsule contact holding a feature to its feature's
 //                   point (FeaturePoint), a contact holding none to the point of `points` (d's listed
