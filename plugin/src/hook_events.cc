@@ -168,23 +168,24 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
 }
 
 void Hook::EmitSimultaneous(const std::vector<size_t>& step_events) {
-  // touchdowns of this step within simultaneous_time of each other, plus points that joined an
-  // impact because they touched at the same instant (found_ is not grown before the group's record
-  // is emitted: the references into it hold until then)
+  // every group of the step: a touchdown with the points that joined its impact because they
+  // touched at the same instant, and the later touchdowns within simultaneous_time of it that no
+  // earlier group took (found_ is not grown before a group's record is emitted: the references
+  // into it hold until then, and are taken again for the next group)
+  std::vector<char> grouped(step_events.size(), 0);
   for (size_t i = 0; i < step_events.size(); i++) {
+    if (grouped[i]) continue;
     const HookEvent& first = found_[step_events[i]];
     if (!first.has_xi || first.rigid.kind != EventKind::kTouchdown) continue;
-    std::vector<ContactId> group;
-    for (const ContactId& id : first.rigid.impact.candidates) {
-      if (FindInMode(first.rigid.mode_before, id, 1e-12) < 0) group.push_back(id);
-    }
-    std::vector<size_t> members = {step_events[i]};
+    const std::vector<ContactId>& candidates = first.rigid.impact.candidates;
+    std::vector<ContactId> group(candidates.end() - JoiningContacts(m_, first.rigid), candidates.end());
+    std::vector<size_t> members = {i};
     for (size_t j = i + 1; j < step_events.size(); j++) {
       const HookEvent& other = found_[step_events[j]];
-      if (other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
+      if (!grouped[j] && other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
           other.time - first.time <= options_.simultaneous_time) {
         group.push_back(other.contact);
-        members.push_back(step_events[j]);
+        members.push_back(j);
       }
     }
     if (group.size() < 2) continue;
@@ -194,7 +195,10 @@ void Hook::EmitSimultaneous(const std::vector<size_t>& step_events) {
     sim.contact = first.contact;
     sim.group = group_counter_++;
     // the members' records (this step's, not delivered yet) carry the group's id
-    for (size_t member : members) found_[member].group = sim.group;
+    for (size_t member : members) {
+      grouped[member] = 1;
+      found_[step_events[member]].group = sim.group;
+    }
     sim.group_size = static_cast<int>(group.size());
     if (first.deferred) {
       auto deferred = std::make_shared<HookDeferred>(*first.deferred);
@@ -207,8 +211,7 @@ void Hook::EmitSimultaneous(const std::vector<size_t>& step_events) {
     } else {
       ComposeOrderings(*data_, restitution_, first.rigid.x_minus, first.rigid.mode_before, group, sim);
     }
-    Emit(std::move(sim));
-    break;
+    Emit(std::move(sim));  // grows found_: `first` is not read after this
   }
 }
 
