@@ -1,5 +1,15 @@
-// The engine hook's one definition of "the same contact" (hook_events.cc, hook.cc): every group of
-// simultaneous touchdowns of a step is recorded.
+// The engine hook's one definition of "the same contact" (hook_events.cc, hook.cc): a held
+// contact's anchor follows its point after each step and its events (FollowHeldPoints, as the
+// exact reference does), and every group of simultaneous touchdowns of a step is recorded.
+//
+// AnchorsFollowAPlateSlidingFarOverABox — the reference's HeldAnchor scene in the hook: a thin
+// plate (half sizes h = 0.05, 0.05, t = 0.004) lying flat on a fixed base box, frictionless
+// (condim 1), sliding at v = 1 m/s along +x under gravity for 0.1 s. The pair is plate/base, its
+// anchors in the base's frame: the four bottom corners (held) and the four top corners (listed 2t
+// above) slide along x at v there. With the anchors where the corners were first seen, a +x bottom
+// corner's anchor lies nearer to the top point over its −x neighbour once the slide passes
+// h + t²/(4h) = 50.08 mm (held_anchor_test.cc): the mode then held top corners, 2t apart, and the
+// hook recorded kinematic releases of a plate that never left its base.
 //
 // EveryGroupOfAStepIsRecorded — two small boxes (half size a = 5 mm) falling flat without gravity
 // at v = 1 m/s onto a plane, their bottoms 10.3 mm and 10.6 mm above it: each lands on its four
@@ -21,6 +31,54 @@ namespace saltation::testing {
 namespace {
 
 class HookModeMatching : public MujocoTest {};
+
+const char* kPlateOnBase = R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <body name="plate" pos="-0.2 0 0.004"><freejoint/>
+      <geom name="plate" type="box" size="0.05 0.05 0.004" mass="1" condim="1"/>
+    </body>
+    <body name="base" pos="0 0 -0.05"><geom name="base" type="box" size="0.3 0.3 0.05" condim="1"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(HookModeMatching, AnchorsFollowAPlateSlidingFarOverABox) {
+  constexpr double kHalf = 0.05, kSpeed = 1.0, kDuration = 0.1;
+  ModelPtr m = LoadModelFromString(kPlateOnBase);
+  Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  d->qvel[0] = kSpeed;
+  double x_last = 0;  // the plate's x at the last state the hook has processed (one step behind)
+  while (d->time < kDuration - 1e-12) {
+    x_last = d->qpos[0];
+    hook.Step(d.get());
+  }
+  int changes = 0;
+  for (const HookEvent& ev : hook.events()) {
+    if (!ChangesContact(ev.kind)) continue;
+    changes++;
+    std::printf("[ mode matching ] %s at %.6f s, %s\n", EventKindName(ev.kind), ev.time,
+                ContactLabel(hook.rigid_model(), ev.contact).c_str());
+  }
+  EXPECT_EQ(changes, 0);
+  EXPECT_GT(x_last, -0.2 + 0.09);  // the plate slid 0.09 m and more: past the 50.08 mm where stale anchors mismatch
+  // the mode holds the four bottom corners, each anchor at its own corner (base frame: the base's
+  // centre is 0.05 m below the world's origin, so x and y are the world's)
+  const Mode& mode = hook.mode();
+  ASSERT_EQ(mode.contacts.size(), 4u);
+  double worst = 0;
+  for (const ContactId& id : mode.contacts) {
+    const double sx = id.anchor.x() > x_last ? 1 : -1, sy = id.anchor.y() > 0 ? 1 : -1;
+    const double dx = id.anchor.x() - (x_last + sx * kHalf), dy = id.anchor.y() - sy * kHalf;
+    worst = std::max({worst, std::abs(dx), std::abs(dy)});
+    EXPECT_NEAR(dx, 0, 1e-15) << "anchor x " << id.anchor.x() << ", the plate at " << x_last;
+    EXPECT_NEAR(dy, 0, 1e-15);
+    EXPECT_LT(id.anchor.z(), 0.05 + 0.001) << "a top corner (0.058 m) held";
+  }
+  std::printf("[ mode matching ] plate at x = %.6f m: %d contact changes, anchors off their corners by %.2g m\n", x_last,
+              changes, worst);
+}
 
 // two boxes landing flat, each on its four corners at once, in one step
 std::string TwoFlatBoxes(double a, double bottom1, double bottom2) {

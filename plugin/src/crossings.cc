@@ -294,6 +294,17 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
   return out;
 }
 
+void CrossingFinder::Rename(const std::vector<ContactId>& from, const std::vector<ContactId>& to, StepGuards& g) {
+  if (SameContacts(g.mode_ids, from)) g.mode_ids = to;
+  // the solved contacts: a subsequence of the mode, in its order
+  for (size_t i = 0, k = 0; i < g.solved_ids.size(); i++) {
+    while (k < from.size() && !SameContacts({from[k]}, {g.solved_ids[i]})) k++;
+    if (k == from.size()) break;
+    g.solved_ids[i] = to[k++];
+  }
+  prefilter_.Rename(from, to);
+}
+
 void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur,
                               double dt) {
   if (c.type == Crossing::kRelease) {
