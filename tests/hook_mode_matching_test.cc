@@ -1,6 +1,7 @@
 // The engine hook's one definition of "the same contact" (hook_events.cc, hook.cc): a held
 // contact's anchor follows its point after each step and its events (FollowHeldPoints, as the
-// exact reference does), and every group of simultaneous touchdowns of a step is recorded.
+// exact reference does), a release names the mode contact that holds its point (no distance), and
+// every group of simultaneous touchdowns of a step is recorded.
 //
 // AnchorsFollowAPlateSlidingFarOverABox — the reference's HeldAnchor scene in the hook: a thin
 // plate (half sizes h = 0.05, 0.05, t = 0.004) lying flat on a fixed base box, frictionless
@@ -129,6 +130,66 @@ TEST_F(HookModeMatching, EveryGroupOfAStepIsRecorded) {
   EXPECT_NE(groups[0]->group, groups[1]->group);
   std::printf("[ mode matching ] closed form %.15f, %.15f s; errors %.2g, %.2g s\n", t1, t2,
               std::abs(touchdowns[0]->time - t1), std::abs(touchdowns[1]->time - t2));
+}
+
+// A release names the mode contact holding its point, never another point of the pair. A small box
+// (half size a = 6 mm, its four bottom corners held, 12 mm apart: within 2·detect_margin) resting
+// on a plane is pulled up at its +x edge by a constant force F = 0.75 mg (the caller's
+// xfrc_applied from 20 ms: an upward force at the centre and the torque of F at the +x edge), more
+// than tips it (mg/2) and less than lifts it (mg): it pivots about its −x edge. Its +x corners come
+// apart together and are released in one step (the kinematic release, at the step's end): the
+// first one's event lets the second go with it (it pulls: RigidEvent::released), and the second
+// corner's own crossing then found the nearest held anchor of the pair within 2·detect_margin — a
+// −x corner, resting — and released that one. Now it names no contact of the mode and is not
+// recorded. (Until 50 ms: later the box, still pulled, tips further and its −x edge leaves too.)
+TEST_F(HookModeMatching, AReleaseNamesTheContactHoldingItsPoint) {
+  constexpr double kA = 0.006, kMass = 0.01, kPullFrom = 0.02;
+  char xml[600];
+  std::snprintf(xml, sizeof(xml), R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="box" pos="0 0 %.17g"><freejoint/><geom name="box" type="box" size="%.17g %.17g %.17g" mass="%.17g"/></body>
+  </worldbody>
+</mujoco>)",
+                kA, kA, kA, kA, kMass);
+  ModelPtr m = LoadModelFromString(xml);
+  Hook hook(m.get());
+  ASSERT_LT(2 * kA, 2 * hook.rigid_model().detect_margin());  // the scene is what it is for
+  DataPtr d(mj_makeData(m.get()));
+  const int body = mj_name2id(m.get(), mjOBJ_BODY, "box");
+  const double weight = kMass * -m->opt.gravity[2], pull = 0.75 * weight;
+  while (d->time < 0.05) {
+    if (d->time >= kPullFrom) {
+      d->xfrc_applied[6 * body + 2] = pull;
+      d->xfrc_applied[6 * body + 4] = -kA * pull;  // (a, 0, 0) × (0, 0, F)
+    }
+    hook.Step(d.get());
+  }
+  std::vector<const HookEvent*> changes;
+  for (const HookEvent& ev : hook.events()) {
+    if (!ChangesContact(ev.kind)) continue;
+    changes.push_back(&ev);
+    std::printf("[ mode matching ] %s at %.6f s, corner anchor (%.4f %.4f %.4f)%s, %zu released with it\n",
+                EventKindName(ev.kind), ev.time, ev.contact.anchor.x(), ev.contact.anchor.y(), ev.contact.anchor.z(),
+                ev.proxy ? " (kinematic)" : "", ev.rigid.released.size());
+  }
+  // one release: a +x corner (anchors in the box's frame), the other +x corner released with it
+  ASSERT_EQ(changes.size(), 1u);
+  const HookEvent& release = *changes[0];
+  EXPECT_TRUE(IsRelease(release.kind));
+  EXPECT_GT(release.time, kPullFrom);
+  // (an anchor is MuJoCo's point midway between the surfaces, in the box's frame: a corner's x is
+  // ±a to the penetration times the tilt, here within 4e-5 m; the corners are 2a apart)
+  EXPECT_GT(release.contact.anchor.x(), kA / 2);
+  ASSERT_EQ(release.rigid.released.size(), 1u);
+  EXPECT_GT(release.rigid.released[0].anchor.x(), kA / 2);
+  EXPECT_LT(release.rigid.released[0].anchor.y() * release.contact.anchor.y(), 0);  // the other +x corner
+  // the mode holds the two −x corners
+  const Mode& mode = hook.mode();
+  ASSERT_EQ(mode.contacts.size(), 2u);
+  for (const ContactId& id : mode.contacts) EXPECT_LT(id.anchor.x(), -kA / 2);
 }
 
 }  // namespace

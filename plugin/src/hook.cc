@@ -292,7 +292,7 @@ void Hook::Account(const mjData* d, double dt) {
     std::vector<Crossing> crossings = crossings_->Detect(g1, g, mode_, *tracker_, step_index_, dt);
     for (Crossing& c : crossings) crossings_->Localize(c, mode_, *prev_, *cur_, dt);
     if (!crossings.empty()) {
-      const std::vector<size_t> step_events = Process(crossings, dt);
+      const std::vector<size_t> step_events = Process(crossings, g, dt);
       if (chains_->folds_events()) {
         for (size_t i : step_events) {
           if (found_[i].has_xi) chains_->AddEvent(found_[i]);

@@ -71,13 +71,24 @@ bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) 
          NamesPointOf(joined.contacts, c.id, points, false, pair_ids, match);
 }
 
-std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
+int Hook::NamedModeContact(const Crossing& c, const StepGuards& detected) const {
+  // the point the crossing's contact held at x_k, where Detect read it (the mode then was
+  // detected.mode_ids, c.k its index there)
+  const int point = c.k >= 0 && c.k < static_cast<int>(detected.match.size()) ? detected.match[c.k] : -1;
+  if (point >= 0) return ModeContactAt(mode_, detected.points, point);
+  // no point at x_k (MuJoCo's list and the narrow phase lost it: a release): the contact itself,
+  // while the mode still holds that very id
+  for (size_t k = 0; k < mode_.contacts.size(); k++) {
+    const ContactId& id = mode_.contacts[k];
+    if (id.SamePair(c.id) && id.anchor == c.id.anchor && id.feature == c.id.feature) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, const StepGuards& detected, double dt) {
   std::vector<size_t> out;  // where this step's records of crossings sit in found_
   std::sort(crossings.begin(), crossings.end(),
             [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
-  // a liftoff's or release's mode contact found again in the mode as it is now (its index may have
-  // moved): the same pair, the nearest anchor within this
-  const double tol = 2 * model_->detect_margin();
   // contacts that took part in an impact of this step, its trigger included (the others touched at
   // the same instant, within contact_tol): their own crossings are that impact, not new events —
   // after a bounce they are out of the mode again, and re-impacting from the pre-impact state would
@@ -89,9 +100,11 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
     if (!c.valid) continue;
     // Zeno: sustained, not reported
     if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
-    // re-evaluate against the mode as it is now (an earlier event may have changed it)
+    // a liftoff's or release's contact in the mode as it is now (an earlier event of the step may
+    // have moved its index or removed it): the one holding its point (NamedModeContact); none, and
+    // the crossing is not recorded — its contact has left the mode already
     if (c.type != Crossing::kTouchdown) {
-      const int k = FindInMode(mode_, c.id, tol);
+      const int k = NamedModeContact(c, detected);
       if (k < 0) continue;
       if (c.type == Crossing::kLiftoff && k != c.k) {
         c.k = k;
@@ -147,7 +160,9 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
       continue;
     }
     if (ev.rigid.kind == EventKind::kTouchdown) {
-      joined.contacts.insert(joined.contacts.end(), ev.rigid.impact.candidates.begin(), ev.rigid.impact.candidates.end());
+      // the trigger and the points that touched with it (the candidates past the mode's own)
+      const std::vector<ContactId>& candidates = ev.rigid.impact.candidates;
+      joined.contacts.insert(joined.contacts.end(), candidates.end() - JoiningContacts(m_, ev.rigid), candidates.end());
     }
     ev.contact = ev.rigid.contact;
     ev.point = ev.rigid.point;
