@@ -1,7 +1,8 @@
 // The engine hook's one definition of "the same contact" (hook_events.cc, hook.cc): a held
 // contact's anchor follows its point after each step and its events (FollowHeldPoints, as the
-// exact reference does), a release names the mode contact that holds its point (no distance), and
-// every group of simultaneous touchdowns of a step is recorded.
+// exact reference does), a release names the mode contact that holds its point (no distance),
+// every group of simultaneous touchdowns of a step is recorded, and a Zeno record's point joins the
+// mode beside a held point of its pair.
 //
 // AnchorsFollowAPlateSlidingFarOverABox — the reference's HeldAnchor scene in the hook: a thin
 // plate (half sizes h = 0.05, 0.05, t = 0.004) lying flat on a fixed base box, frictionless
@@ -190,6 +191,61 @@ TEST_F(HookModeMatching, AReleaseNamesTheContactHoldingItsPoint) {
   const Mode& mode = hook.mode();
   ASSERT_EQ(mode.contacts.size(), 2u);
   for (const ContactId& id : mode.contacts) EXPECT_LT(id.anchor.x(), -kA / 2);
+}
+
+// Zeno puts the bouncing point itself into the mode, though another point of its pair, nearer
+// than any tolerance, is held there already (Hook::Emit passes the tracker a tolerance of 0). A
+// small box (half sizes 6 × 6 × 3 mm, 1 kg) on a hinge along its −x bottom edge, at the plane:
+// its −x corners touch the plane on the hinge's axis (held from the start) and its +x edge, 12 mm
+// away, tilted up 30°, falls and bounces on MuJoCo's springy contact (direct stiffness 20000 N/m,
+// damping 12 N·s/m) with the rigid model's restitution 0.8 (override: each impact bounces the edge
+// out of the mode). The hook sees touchdowns at 0.039, 0.123, 0.195 and 0.258 s (interval ratios
+// 0.86, 0.88) and calls Zeno at the fourth: its corner joins the mode. With the tolerance of
+// 2·detect_margin it had before 479c6a9 the corner was taken for a held −x corner and left out.
+TEST_F(HookModeMatching, ZenoHoldsTheBouncingPointBesideAHeldOne) {
+  const char* xml = R"(
+<mujoco>
+  <option gravity="0 0 -9.81" timestep="0.0005"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1" condim="1" solref="-20000 -12" solimp="0.95 0.95 0.001"/>
+    <body name="box" pos="-0.006 0 0" euler="0 -30 0">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom name="box" type="box" pos="0.006 0 0.003" size="0.006 0.006 0.003" mass="1" condim="1" solref="-20000 -12" solimp="0.95 0.95 0.001"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  ModelPtr m = LoadModelFromString(xml);
+  HookOptions options;
+  options.restitution = RestitutionSource::kOverride;  // the rigid impacts bounce too: the +x edge leaves the mode
+  options.restitution_override = 0.8;
+  Hook hook(m.get(), options);
+  ASSERT_LT(0.012, 2 * hook.rigid_model().detect_margin());  // the scene is what it is for
+  DataPtr d(mj_makeData(m.get()));
+  // to the end of the step that records Zeno
+  const HookEvent* zeno = nullptr;
+  while (!zeno && d->time < 1.0) {
+    hook.Step(d.get());
+    for (const HookEvent& ev : hook.events()) {
+      if (ev.kind == EventKind::kZeno) zeno = &ev;
+    }
+  }
+  for (const HookEvent& ev : hook.events()) {
+    if (ev.kind == EventKind::kNearMiss) continue;
+    std::printf("[ zeno ] %s at %.6f s, anchor (%.4f %.4f %.4f)\n", EventKindName(ev.kind), ev.time, ev.contact.anchor.x(),
+                ev.contact.anchor.y(), ev.contact.anchor.z());
+  }
+  ASSERT_NE(zeno, nullptr);
+  EXPECT_GT(zeno->contact.anchor.x(), 0);  // a +x corner (anchors in the box's frame)
+  // at the end of that step the mode holds the two −x corners and the Zeno record's corner
+  int held_minus_x = 0, held_zeno = 0;
+  for (const ContactId& id : hook.mode().contacts) {
+    std::printf("[ zeno ] mode: anchor (%.4f %.4f %.4f)\n", id.anchor.x(), id.anchor.y(), id.anchor.z());
+    held_minus_x += id.anchor.x() < 0;
+    // (its anchor has followed its point to the step's end since: the same corner)
+    held_zeno += id.SamePair(zeno->contact) && id.anchor.x() > 0 && id.anchor.y() * zeno->contact.anchor.y() > 0;
+  }
+  EXPECT_EQ(held_minus_x, 2);
+  EXPECT_EQ(held_zeno, 1);
 }
 
 }  // namespace
