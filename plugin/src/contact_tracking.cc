@@ -19,6 +19,24 @@ int FindInMode(const Mode& mode, const ContactId& id, double tol) {
   return best;
 }
 
+int ModeContactAt(const Mode& mode, const std::vector<ContactPoint>& points, int point) {
+  if (point < 0 || point >= static_cast<int>(points.size())) return -1;
+  thread_local std::vector<ContactId> pair_ids;
+  thread_local std::vector<int> index, match;
+  pair_ids.clear();
+  index.clear();
+  for (size_t k = 0; k < mode.contacts.size(); k++) {
+    if (!mode.contacts[k].SamePair(points[point].id)) continue;
+    pair_ids.push_back(mode.contacts[k]);
+    index.push_back(static_cast<int>(k));
+  }
+  MatchContacts(pair_ids, points, match);
+  for (size_t j = 0; j < match.size(); j++) {
+    if (match[j] == point) return index[j];
+  }
+  return -1;
+}
+
 void ContactTracker::Clear() {
   pairs_.clear();
   measuring_ = 0;

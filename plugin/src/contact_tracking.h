@@ -32,6 +32,12 @@ namespace saltation {
 // index of the mode contact that is `id` (same pair, anchor within tol), or −1
 int FindInMode(const Mode& mode, const ContactId& id, double tol);
 
+// The index of the mode contact that holds points[point] when the mode's contacts of its pair are
+// matched to `points` as the mode is matched everywhere (MatchContacts: nearest anchor, each point
+// once, earlier contacts first), or −1 when none does. No distance decides it: two points of one
+// pair closer than any tolerance (a small box's corners) stay two points.
+int ModeContactAt(const Mode& mode, const std::vector<ContactPoint>& points, int point);
+
 class ContactTracker {
  public:
   // records are passed to `emit` as they are made (the hook's Emit: stored, handed to on_event,

@@ -294,6 +294,21 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
   return out;
 }
 
+void CrossingFinder::Rename(const std::vector<ContactId>& from, const std::vector<ContactId>& to, StepGuards& g) {
+  if (SameContacts(g.mode_ids, from)) g.mode_ids = to;
+  // the solved contacts: a subsequence of the mode, in its order (compared as SameContacts does,
+  // without building vectors: the per-step path allocates nothing)
+  auto same = [](const ContactId& a, const ContactId& b) {
+    return a.SamePair(b) && a.anchor == b.anchor && a.feature == b.feature && a.frictionless == b.frictionless;
+  };
+  for (size_t i = 0, k = 0; i < g.solved_ids.size(); i++) {
+    while (k < from.size() && !same(from[k], g.solved_ids[i])) k++;
+    if (k == from.size()) break;
+    g.solved_ids[i] = to[k++];
+  }
+  prefilter_.Rename(from, to);
+}
+
 void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur,
                               double dt) {
   if (c.type == Crossing::kRelease) {

@@ -19,6 +19,9 @@
 //                outside the mode, one of them apart; the rates from the pair's points at x_{k−1}'s
 //                configuration moved kAnchorRateProbe·dt along its velocity), not the nearest start
 //                anchor: a sliding point's end can lie nearer to a neighbour's start anchor
+//   Rename    (the mode before and after its anchors followed their points, the guards at x_k)
+//             => the guards' copies of the mode (mode_ids, solved_ids) and the release pre-filter's
+//                remembered mode renamed alike: the next step knows them as the same contacts
 //   Localize  (a crossing, the saved x_{k−1} and x_k) => its time inside the step and the
 //             re-simulated MuJoCo state there (LocateCrossing on the exact guard). A touchdown
 //             seen at both ends follows its point through the step: the guard at sub-step τ is
@@ -118,6 +121,8 @@ class CrossingFinder {
   std::vector<Crossing> Detect(const StepGuards& before, const StepGuards& after, const Mode& mode,
                                const ContactTracker& tracker, long step, double dt);
   void Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur, double dt);
+  // from, to: the same contacts in the same order, their anchors moved (FollowHeldPoints)
+  void Rename(const std::vector<ContactId>& from, const std::vector<ContactId>& to, StepGuards& g);
 
  private:
   // scratch of the per-step rigid-force evaluation

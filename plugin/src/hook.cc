@@ -16,6 +16,7 @@
 #include "hook_worker.h"
 #include "near_contacts.h"
 #include "resimulation.h"
+#include "saltation/contact_features.h"
 #include "saltation/errors.h"
 
 namespace saltation {
@@ -291,7 +292,7 @@ void Hook::Account(const mjData* d, double dt) {
     std::vector<Crossing> crossings = crossings_->Detect(g1, g, mode_, *tracker_, step_index_, dt);
     for (Crossing& c : crossings) crossings_->Localize(c, mode_, *prev_, *cur_, dt);
     if (!crossings.empty()) {
-      const std::vector<size_t> step_events = Process(crossings, dt);
+      const std::vector<size_t> step_events = Process(crossings, g, dt);
       if (chains_->folds_events()) {
         for (size_t i : step_events) {
           if (found_[i].has_xi) chains_->AddEvent(found_[i]);
@@ -313,6 +314,15 @@ void Hook::Account(const mjData* d, double dt) {
   const size_t mode_size = mode_.contacts.size();
   tracker_->MeasureRestitution(*model_, *data_, d, g.points, *cur_, step_index_, mode_, force_tol_);
   if (mode_.contacts.size() != mode_size) crossings_->Evaluate(d, *cur_, mode_, nullptr, dt, g);
+  // the held contacts keep matching their own points: each anchor moved to its point at x_k, after
+  // the step and its events (FollowHeldPoints, as the reference does; on g.points, MuJoCo's list the
+  // guards read, not a second collision). A held point sliding far over its geoms (a box–box
+  // edge–edge point) would otherwise come to lie nearer to another listed point of its pair than to
+  // its own first anchor, and the mode would hold that one. The guards' and the release
+  // pre-filter's copies of the mode are renamed alike (the next step compares them with the mode)
+  held_before_ = mode_.contacts;
+  FollowHeldPoints(*model_, d, g.points, mode_.contacts);
+  crossings_->Rename(held_before_, mode_.contacts, g);
   head_ = (head_ + 1) % 3;  // the oldest buffer (x_{k−2}) takes the next step's guards
   std::swap(prev_, cur_);
 }

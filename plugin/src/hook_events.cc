@@ -71,13 +71,24 @@ bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) 
          NamesPointOf(joined.contacts, c.id, points, false, pair_ids, match);
 }
 
-std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
+int Hook::NamedModeContact(const Crossing& c, const StepGuards& detected) const {
+  // the point the crossing's contact held at x_k, where Detect read it (the mode then was
+  // detected.mode_ids, c.k its index there)
+  const int point = c.k >= 0 && c.k < static_cast<int>(detected.match.size()) ? detected.match[c.k] : -1;
+  if (point >= 0) return ModeContactAt(mode_, detected.points, point);
+  // no point at x_k (MuJoCo's list and the narrow phase lost it: a release): the contact itself,
+  // while the mode still holds that very id
+  for (size_t k = 0; k < mode_.contacts.size(); k++) {
+    const ContactId& id = mode_.contacts[k];
+    if (id.SamePair(c.id) && id.anchor == c.id.anchor && id.feature == c.id.feature) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, const StepGuards& detected, double dt) {
   std::vector<size_t> out;  // where this step's records of crossings sit in found_
   std::sort(crossings.begin(), crossings.end(),
             [](const Crossing& a, const Crossing& b) { return a.time() < b.time(); });
-  // a liftoff's or release's mode contact found again in the mode as it is now (its index may have
-  // moved): the same pair, the nearest anchor within this
-  const double tol = 2 * model_->detect_margin();
   // contacts that took part in an impact of this step, its trigger included (the others touched at
   // the same instant, within contact_tol): their own crossings are that impact, not new events —
   // after a bounce they are out of the mode again, and re-impacting from the pre-impact state would
@@ -89,9 +100,11 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
     if (!c.valid) continue;
     // Zeno: sustained, not reported
     if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
-    // re-evaluate against the mode as it is now (an earlier event may have changed it)
+    // a liftoff's or release's contact in the mode as it is now (an earlier event of the step may
+    // have moved its index or removed it): the one holding its point (NamedModeContact); none, and
+    // the crossing is not recorded — its contact has left the mode already
     if (c.type != Crossing::kTouchdown) {
-      const int k = FindInMode(mode_, c.id, tol);
+      const int k = NamedModeContact(c, detected);
       if (k < 0) continue;
       if (c.type == Crossing::kLiftoff && k != c.k) {
         c.k = k;
@@ -147,7 +160,9 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
       continue;
     }
     if (ev.rigid.kind == EventKind::kTouchdown) {
-      joined.contacts.insert(joined.contacts.end(), ev.rigid.impact.candidates.begin(), ev.rigid.impact.candidates.end());
+      // the trigger and the points that touched with it (the candidates past the mode's own)
+      const std::vector<ContactId>& candidates = ev.rigid.impact.candidates;
+      joined.contacts.insert(joined.contacts.end(), candidates.end() - JoiningContacts(m_, ev.rigid), candidates.end());
     }
     ev.contact = ev.rigid.contact;
     ev.point = ev.rigid.point;
@@ -168,23 +183,24 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, double dt) {
 }
 
 void Hook::EmitSimultaneous(const std::vector<size_t>& step_events) {
-  // touchdowns of this step within simultaneous_time of each other, plus points that joined an
-  // impact because they touched at the same instant (found_ is not grown before the group's record
-  // is emitted: the references into it hold until then)
+  // every group of the step: a touchdown with the points that joined its impact because they
+  // touched at the same instant, and the later touchdowns within simultaneous_time of it that no
+  // earlier group took (found_ is not grown before a group's record is emitted: the references
+  // into it hold until then, and are taken again for the next group)
+  std::vector<char> grouped(step_events.size(), 0);
   for (size_t i = 0; i < step_events.size(); i++) {
+    if (grouped[i]) continue;
     const HookEvent& first = found_[step_events[i]];
     if (!first.has_xi || first.rigid.kind != EventKind::kTouchdown) continue;
-    std::vector<ContactId> group;
-    for (const ContactId& id : first.rigid.impact.candidates) {
-      if (FindInMode(first.rigid.mode_before, id, 1e-12) < 0) group.push_back(id);
-    }
-    std::vector<size_t> members = {step_events[i]};
+    const std::vector<ContactId>& candidates = first.rigid.impact.candidates;
+    std::vector<ContactId> group(candidates.end() - JoiningContacts(m_, first.rigid), candidates.end());
+    std::vector<size_t> members = {i};
     for (size_t j = i + 1; j < step_events.size(); j++) {
       const HookEvent& other = found_[step_events[j]];
-      if (other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
+      if (!grouped[j] && other.has_xi && other.rigid.kind == EventKind::kTouchdown &&
           other.time - first.time <= options_.simultaneous_time) {
         group.push_back(other.contact);
-        members.push_back(step_events[j]);
+        members.push_back(j);
       }
     }
     if (group.size() < 2) continue;
@@ -194,7 +210,10 @@ void Hook::EmitSimultaneous(const std::vector<size_t>& step_events) {
     sim.contact = first.contact;
     sim.group = group_counter_++;
     // the members' records (this step's, not delivered yet) carry the group's id
-    for (size_t member : members) found_[member].group = sim.group;
+    for (size_t member : members) {
+      grouped[member] = 1;
+      found_[step_events[member]].group = sim.group;
+    }
     sim.group_size = static_cast<int>(group.size());
     if (first.deferred) {
       auto deferred = std::make_shared<HookDeferred>(*first.deferred);
@@ -207,8 +226,7 @@ void Hook::EmitSimultaneous(const std::vector<size_t>& step_events) {
     } else {
       ComposeOrderings(*data_, restitution_, first.rigid.x_minus, first.rigid.mode_before, group, sim);
     }
-    Emit(std::move(sim));
-    break;
+    Emit(std::move(sim));  // grows found_: `first` is not read after this
   }
 }
 

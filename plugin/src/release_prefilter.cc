@@ -120,4 +120,8 @@ void ReleasePrefilter::Solved(const std::vector<ContactId>& contacts, const std:
   }
 }
 
+void ReleasePrefilter::Rename(const std::vector<ContactId>& from, const std::vector<ContactId>& to) {
+  if (mode_known_ && SameContacts(mode_, from)) mode_ = to;
+}
+
 }  // namespace saltation

@@ -27,6 +27,8 @@
 //            number skipped
 //   Solved   (the mode's contacts, skip, λ_n of the solved ones in force) => remembered for the
 //            next Decide, with this step's f_n
+//   Rename   (from, to) => the remembered mode, when it is `from`, becomes `to` (the same contacts,
+//            their anchors moved to their points: FollowHeldPoints)
 //
 // Reads the model and d; writes only its own state and the outputs. Allocates nothing once the
 // mode's size has been seen.
@@ -52,6 +54,7 @@ class ReleasePrefilter {
              const std::vector<ContactPoint>& points, const std::vector<int>& match, std::vector<char>& skip,
              Eigen::VectorXd& force);
   void Solved(const std::vector<ContactId>& contacts, const std::vector<char>& skip, const Eigen::VectorXd& force);
+  void Rename(const std::vector<ContactId>& from, const std::vector<ContactId>& to);
 
  private:
   int RootOf(const mjModel* m, int geom) const { return m->body_rootid[m->geom_bodyid[geom]]; }
