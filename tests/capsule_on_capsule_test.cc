@@ -357,20 +357,26 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
 // RK4's stability (ω h ≈ 31 once the + end is released and the log turns about the interior's
 // point), and so is 1e-4 s (ω h ≈ 3.1 > 2√2); the reference stops there with a NumericalError naming
 // the rocking and the step it needs (capsule_rocking.h; InteriorRockingRate against the closed form
-// above).
+// above), after delivering the release it stops at (RunRigid's on_event: the run's last event, its
+// post-event state the one the run stopped in) and counting it: a caller that goes on from there
+// continues the run's count (max_events = 2: the next event is the 3rd of the window the hand-over
+// opened).
 // Before: at 1 ms the integration blew up and a point "appeared penetrating" at 0.217 s; at 1e-4 s,
-// 24 spurious feature events and no error.
+// 24 spurious feature events and no error. Then the stop: the release was not delivered (the
+// hand-over was the run's last event) nor counted, and going on restarted the count.
 TEST_F(CapsuleOnCapsule, SpinningNearParallelLogAtTheDefaultStepStopsNamingTheRocking) {
   ModelPtr m = LoadModelFromString(LogOnRail("1"));
   Model model(m.get());
   for (const double step : {1e-3, 1e-4}) {  // ω h ≈ 31 and 3.1
     SimulatorOptions options;
     options.step = step;
+    options.max_events = 2;
     RigidSimulator sim(model, options);
     HybridState s = sim.Initialize(SpinningNearParallelStart());
     std::string message;
+    std::vector<RigidEvent> events;
     try {
-      sim.Advance(s, 0.5, 50);
+      RunRigid(sim, s, 0.5, [&](const RigidEvent& ev) { events.push_back(ev); });
     } catch (const NumericalError& e) {
       message = e.what();
     }
@@ -381,6 +387,22 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogAtTheDefaultStepStopsNamingTheRo
         << message;
     EXPECT_NE(message.find("SimulatorOptions::step"), std::string::npos) << message;
     EXPECT_EQ(message.find("appeared penetrating"), std::string::npos) << message;
+    ASSERT_EQ(events.size(), 2u) << message;
+    EXPECT_EQ(events[0].kind, EventKind::kFeature);  // the hand-over
+    EXPECT_EQ(events[1].kind, EventKind::kLiftoff);  // the release, the event the run stopped at
+    EXPECT_NEAR(events[1].time, 0.2164609, 1e-7);
+    EXPECT_EQ(events[1].x_plus.time, s.x.time);
+    ASSERT_EQ(events[1].mode_after.contacts.size(), 1u);
+    EXPECT_EQ(events[1].mode_after.contacts[0].feature, SegmentFeatureCode(0, 0));
+    if (step != 1e-4) continue;  // (going on at 1 ms integrates an RK4 far outside its stability)
+    std::string more;
+    try {
+      RunRigid(sim, s, 0.5, [](const RigidEvent&) {});
+    } catch (const NumericalError& e) {
+      more = e.what();
+    }
+    EXPECT_NE(more.find("(the limit max_events = 2): event 3 of the window at t = 0.2168"), std::string::npos) << more;
+    EXPECT_NE(more.find("its first at t = 0.216460698"), std::string::npos) << more;
   }
 }
 
