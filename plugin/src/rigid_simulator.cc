@@ -28,6 +28,9 @@ struct GuardSnapshot {
   std::vector<double> inactive_rate;  // d gap / dt = J_n v of each inactive point
   Eigen::VectorXd normal_force;
   std::vector<FeatureGuardSet> features;  // the feature guards of each contact of the mode
+  // the mode's contacts with each anchor moved to its point at the state (FollowHeldPoints on the
+  // snapshot's own listing): what FollowHeld gives there, without colliding the pairs again
+  std::vector<ContactId> followed;
 };
 
 GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mode& mode) {
@@ -37,6 +40,9 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
   mj_collision(model.mj(), data.main());  // every pair: EvaluateMode ran the mode's own only
   std::vector<ContactPoint> points;
   ListContacts(model, data.main(), points);
+  snap.followed = mode.contacts;
+  // (every pair's points: MatchContacts matches within a contact's own pair)
+  FollowHeldPoints(model, data.main(), points, snap.followed);
   std::vector<int> match;
   MatchContacts(mode.contacts, points, match);
   std::vector<bool> used(points.size(), false);
@@ -401,7 +407,7 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
     State x1 = explained([&] { return Rk4Step(model_, data_, s.x, s.mode, h); });
     x1.time = t_next;
     if (!IsFinite(x1)) throw NumericalError("state became non-finite at t = " + std::to_string(t_next));
-    const GuardSnapshot end = explained([&] { return Snapshot(model_, data_, x1, s.mode); });
+    GuardSnapshot end = explained([&] { return Snapshot(model_, data_, x1, s.mode); });
 
     // the earliest crossing of any guard from + to − within the step
     double best = h + 1, best_lo = 0, best_hi = 0;
@@ -592,8 +598,8 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
     if (!touchdown && best_liftoff < 0 && best_feature < 0) {
       if (!appeared.empty()) throw NumericalError(appeared_message(appeared.front()));
       s.x = x1;
-      start = end;
-      FollowHeld(model_, data_, s);
+      s.mode.contacts.swap(end.followed);  // FollowHeld at x1, from the step's end snapshot
+      start = std::move(end);
       continue;
     }
     // a feature event's guard as it stands at the located crossing, not at the step's end: a guard
