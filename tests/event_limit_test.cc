@@ -59,6 +59,12 @@ class RigidEventLimit : public MujocoTest {
     model_ = std::make_unique<Model>(m_.get());
   }
   State Start() const { return InitialState(m_.get(), ""); }
+  // the limit the tests stop at: 3 events within 0.1 s
+  static SimulatorOptions ThreeEvents() {
+    SimulatorOptions options;
+    options.max_events = 3;
+    return options;
+  }
 
   ModelPtr m_;
   std::unique_ptr<Model> model_;
@@ -120,9 +126,7 @@ void ExpectStoppedAtTheSeventh(const Delivered& run) {
 // before it (before, the 7th was neither passed on nor counted: the run stopped past an event it
 // never reported)
 TEST_F(RigidEventLimit, ARunStopsAtTheEventPastTheLimitDeliveringItAndNamingTheLimit) {
-  SimulatorOptions options;
-  options.max_events = 3;
-  RigidSimulator sim(*model_, options);
+  RigidSimulator sim(*model_, ThreeEvents());
   HybridState s = sim.Initialize(Start());
   ExpectStoppedAtTheSeventh(RunCatching([&](std::vector<double>& times) {
     RunRigid(sim, s, 0.5, [&](const RigidEvent& ev) { times.push_back(ev.time); });
@@ -134,9 +138,7 @@ TEST_F(RigidEventLimit, ARunStopsAtTheEventPastTheLimitDeliveringItAndNamingTheL
 // keeps them all, the one it stops at last, s its post-event state (the returning form loses the
 // call's events with the error)
 TEST_F(RigidEventLimit, OneAdvanceStopsAtTheSameEvent) {
-  SimulatorOptions options;
-  options.max_events = 3;
-  RigidSimulator sim(*model_, options);
+  RigidSimulator sim(*model_, ThreeEvents());
   HybridState s = sim.Initialize(Start());
   ExpectStoppedAtTheSeventh(RunCatching(Appending([&](std::vector<RigidEvent>& events) {
     try {
@@ -156,9 +158,7 @@ TEST_F(RigidEventLimit, OneAdvanceStopsAtTheSameEvent) {
 // simulator's run, continued by each call that starts from the state the last one left (before,
 // each call counted only its own one event and the loop ran on)
 TEST_F(RigidEventLimit, ALoopOfOneEventAdvancesStopsAtTheSameEvent) {
-  SimulatorOptions options;
-  options.max_events = 3;
-  RigidSimulator sim(*model_, options);
+  RigidSimulator sim(*model_, ThreeEvents());
   HybridState s = sim.Initialize(Start());
   ExpectStoppedAtTheSeventh(RunCatching(Appending([&](std::vector<RigidEvent>& events) {
     while (s.x.time < 0.5) sim.Advance(s, 0.5, events, 1);
@@ -186,9 +186,7 @@ TEST_F(RigidEventLimit, ALoopOfOneEventAdvancesStopsAtTheSameEvent) {
 // many). At 0.42 s the window holds the 4th to 6th touchdowns: the unchanged state's (or a copy's)
 // 7th is one too many, a perturbed copy's 7th to 9th are the 1st to 3rd of its own run.
 TEST_F(RigidEventLimit, APerturbedCopyOfTheRunsStateStartsANewRun) {
-  SimulatorOptions options;
-  options.max_events = 3;
-  RigidSimulator sim(*model_, options);
+  RigidSimulator sim(*model_, ThreeEvents());
   for (const double dz : {0.0, 1e-9, -1e-9}) {
     HybridState s = sim.Initialize(Start());
     ASSERT_EQ(sim.Advance(s, 0.42).size(), 6u);
