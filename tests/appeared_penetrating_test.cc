@@ -8,6 +8,7 @@
 // the fast one (10 m/s, 1 cm per 1 ms step) is outside the band at the start of the step in which
 // it crosses, at t_A = 10.4 ms; the slow one (1 m/s) is inside it and crosses at t_B = 10.7 ms.
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -18,36 +19,38 @@ namespace {
 
 class AppearedPenetrating : public MujocoTest {};
 
-const char* kTwoBalls = R"(
-<mujoco>
-  <option gravity="0 0 0"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 0.1"/>
-    <body name="fast" pos="0 0 1"><freejoint/><geom name="fast" type="sphere" size="0.05" mass="1"/></body>
-    <body name="slow" pos="1 0 1"><freejoint/><geom name="slow" type="sphere" size="0.05" mass="1"/></body>
-  </worldbody>
-</mujoco>)";
+// balls of radius 0.05 named `names`, in that order (their geoms' order), 1 m apart along x ending at
+// x = 1, over a floor, without gravity
+std::string Balls(const std::vector<std::string>& names) {
+  std::string xml = R"(<mujoco><option gravity="0 0 0"/><worldbody><geom name="floor" type="plane" size="5 5 0.1"/>)";
+  for (size_t b = 0; b < names.size(); b++) {
+    const std::string x = std::to_string(1.0 - static_cast<double>(names.size() - 1 - b));
+    xml += "<body name=\"" + names[b] + "\" pos=\"" + x + " 0 1\"><freejoint/><geom name=\"" + names[b] +
+           "\" type=\"sphere\" size=\"0.05\" mass=\"1\"/></body>";
+  }
+  return xml + "</worldbody></mujoco>";
+}
 
-// the balls' state at t = 0 for crossings at t_fast and t_slow (each at its speed)
-State Falling(const mjModel* m, double t_fast, double t_slow) {
+// the balls' state at t = 0: ball b falls at speed[b] and crosses the floor at crossing[b]
+State Falling(const mjModel* m, const std::vector<double>& crossing, const std::vector<double>& speed) {
   State x;
   x.qpos = Eigen::Map<const Eigen::VectorXd>(m->qpos0, m->nq);
   x.qvel = Eigen::VectorXd::Zero(m->nv);
   x.act.resize(0);
-  x.qpos(2) = 0.05 + 10 * t_fast;
-  x.qvel(2) = -10;
-  x.qpos(9) = 0.05 + 1 * t_slow;
-  x.qvel(8) = -1;
+  for (size_t b = 0; b < crossing.size(); b++) {
+    x.qpos(7 * b + 2) = 0.05 + speed[b] * crossing[b];
+    x.qvel(6 * b + 2) = -speed[b];
+  }
   return x;
 }
 
 TEST_F(AppearedPenetrating, APointThatCrossedBeforeTheStepsEventIsAnError) {
-  ModelPtr m = LoadModelFromString(kTwoBalls);
+  ModelPtr m = LoadModelFromString(Balls({"fast", "slow"}));
   Options options;
   options.detect_margin = 0.002;
   Model model(m.get(), options);
   RigidSimulator sim(model);
-  HybridState s = sim.Initialize(Falling(m.get(), 0.0104, 0.0107));
+  HybridState s = sim.Initialize(Falling(m.get(), {0.0104, 0.0107}, {10, 1}));
   // the slow ball's touchdown at 10.7 ms is not reported: the fast one went through the floor at
   // 10.4 ms, unseen (before: the slow ball's event, and the error only at the next step)
   try {
@@ -65,12 +68,12 @@ TEST_F(AppearedPenetrating, APointThatCrossesAfterTheStepsEventWaitsForIt) {
   // the other order within the step: the slow ball first (10.15 ms), the fast one after (10.3 ms:
   // 3 mm above the floor at the step's start, outside the band, 1.5 mm above at 10.15 ms, inside
   // it): both touchdowns, at their times
-  ModelPtr m = LoadModelFromString(kTwoBalls);
+  ModelPtr m = LoadModelFromString(Balls({"fast", "slow"}));
   Options options;
   options.detect_margin = 0.002;
   Model model(m.get(), options);
   RigidSimulator sim(model);
-  HybridState s = sim.Initialize(Falling(m.get(), 0.0103, 0.01015));
+  HybridState s = sim.Initialize(Falling(m.get(), {0.0103, 0.01015}, {10, 1}));
   const std::vector<RigidEvent> events = sim.Advance(s, 0.0109);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].kind, EventKind::kTouchdown);
@@ -85,33 +88,13 @@ TEST_F(AppearedPenetrating, APointThatCrossesAfterTheStepsEventWaitsForIt) {
 // two fast ones (10 m/s) are outside it then and both appear at the step's end: "late" (listed
 // first: its geom comes first) crosses at 10.9 ms, after the slow ball's event, and "early" at
 // 10.4 ms, before it, unseen.
-const char* kThreeBalls = R"(
-<mujoco>
-  <option gravity="0 0 0"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 0.1"/>
-    <body name="late" pos="-1 0 1"><freejoint/><geom name="late" type="sphere" size="0.05" mass="1"/></body>
-    <body name="early" pos="0 0 1"><freejoint/><geom name="early" type="sphere" size="0.05" mass="1"/></body>
-    <body name="slow" pos="1 0 1"><freejoint/><geom name="slow" type="sphere" size="0.05" mass="1"/></body>
-  </worldbody>
-</mujoco>)";
-
 TEST_F(AppearedPenetrating, EveryPointThatAppearedIsCheckedAtTheStepsEvent) {
-  ModelPtr m = LoadModelFromString(kThreeBalls);
+  ModelPtr m = LoadModelFromString(Balls({"late", "early", "slow"}));
   Options options;
   options.detect_margin = 0.002;
   Model model(m.get(), options);
   RigidSimulator sim(model);
-  State x;
-  x.qpos = Eigen::Map<const Eigen::VectorXd>(m->qpos0, m->nq);
-  x.qvel = Eigen::VectorXd::Zero(m->nv);
-  x.act.resize(0);
-  const double crossing[3] = {0.0109, 0.0104, 0.0107}, speed[3] = {10, 10, 1};  // late, early, slow
-  for (int b = 0; b < 3; b++) {
-    x.qpos(7 * b + 2) = 0.05 + speed[b] * crossing[b];
-    x.qvel(6 * b + 2) = -speed[b];
-  }
-  HybridState s = sim.Initialize(x);
+  HybridState s = sim.Initialize(Falling(m.get(), {0.0109, 0.0104, 0.0107}, {10, 10, 1}));
   // before: only "late" was checked at the slow ball's event (it does not penetrate yet there), and
   // the slow ball's touchdown was returned with "early" 3 mm through the floor
   try {

@@ -357,20 +357,26 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogHandsAnEndToTheInteriorOnceAndRo
 // RK4's stability (ω h ≈ 31 once the + end is released and the log turns about the interior's
 // point), and so is 1e-4 s (ω h ≈ 3.1 > 2√2); the reference stops there with a NumericalError naming
 // the rocking and the step it needs (capsule_rocking.h; InteriorRockingRate against the closed form
-// above).
+// above), after delivering the release it stops at (RunRigid's on_event: the run's last event, its
+// post-event state the one the run stopped in) and counting it: a caller that goes on from there
+// continues the run's count (max_events = 2: the next event is the 3rd of the window the hand-over
+// opened).
 // Before: at 1 ms the integration blew up and a point "appeared penetrating" at 0.217 s; at 1e-4 s,
-// 24 spurious feature events and no error.
+// 24 spurious feature events and no error. Then the stop: the release was not delivered (the
+// hand-over was the run's last event) nor counted, and going on restarted the count.
 TEST_F(CapsuleOnCapsule, SpinningNearParallelLogAtTheDefaultStepStopsNamingTheRocking) {
   ModelPtr m = LoadModelFromString(LogOnRail("1"));
   Model model(m.get());
   for (const double step : {1e-3, 1e-4}) {  // ω h ≈ 31 and 3.1
     SimulatorOptions options;
     options.step = step;
+    options.max_events = 2;
     RigidSimulator sim(model, options);
     HybridState s = sim.Initialize(SpinningNearParallelStart());
     std::string message;
+    std::vector<RigidEvent> events;
     try {
-      sim.Advance(s, 0.5, 50);
+      RunRigid(sim, s, 0.5, [&](const RigidEvent& ev) { events.push_back(ev); });
     } catch (const NumericalError& e) {
       message = e.what();
     }
@@ -381,6 +387,22 @@ TEST_F(CapsuleOnCapsule, SpinningNearParallelLogAtTheDefaultStepStopsNamingTheRo
         << message;
     EXPECT_NE(message.find("SimulatorOptions::step"), std::string::npos) << message;
     EXPECT_EQ(message.find("appeared penetrating"), std::string::npos) << message;
+    ASSERT_EQ(events.size(), 2u) << message;
+    EXPECT_EQ(events[0].kind, EventKind::kFeature);  // the hand-over
+    EXPECT_EQ(events[1].kind, EventKind::kLiftoff);  // the release, the event the run stopped at
+    EXPECT_NEAR(events[1].time, 0.2164609, 1e-7);
+    EXPECT_EQ(events[1].x_plus.time, s.x.time);
+    ASSERT_EQ(events[1].mode_after.contacts.size(), 1u);
+    EXPECT_EQ(events[1].mode_after.contacts[0].feature, SegmentFeatureCode(0, 0));
+    if (step != 1e-4) continue;  // (going on at 1 ms integrates an RK4 far outside its stability)
+    std::string more;
+    try {
+      RunRigid(sim, s, 0.5, [](const RigidEvent&) {});
+    } catch (const NumericalError& e) {
+      more = e.what();
+    }
+    EXPECT_NE(more.find("(the limit max_events = 2): event 3 of the window at t = 0.2168"), std::string::npos) << more;
+    EXPECT_NE(more.find("its first at t = 0.216460698"), std::string::npos) << more;
   }
 }
 
@@ -437,6 +459,47 @@ TEST_F(CapsuleOnCapsule, LogAcrossTheRailRestsOnTheInteriorPoint) {
   EXPECT_TRUE(events.empty()) << events.size() << " events";
   EXPECT_NEAR(s.x.qpos(2), z, 1e-13);
   EXPECT_LT(s.x.qvel.cwiseAbs().maxCoeff(), 1e-11);
+}
+
+// InteriorRockingRate (capsule_rocking.h) with the mode's rows, the branch StiffRockingError uses,
+// against the closed form: the log resting across the rail on the interior point (the test above),
+// sticking (condim 3: the normal and both tangent rows hold the point P, the rail's top under the
+// centre of mass c, r = P − c = (0, 0, −r₂)), pivots about P: the pitch axis's mobility is
+// uᵀ I_P⁻¹ u with I_P = I_c + m(|r|² 1 − r rᵀ) (I_c the log's inertia about c, world frame),
+// u = e_rail × n = −y; without rows, the free log's uᵀ I_c⁻¹ u. ω² = λ_n ρ × mobility, ρ =
+// (r₁ + r₂)/(1 − cos² φ) at the yaw φ between the axes, λ_n = m g.
+TEST_F(CapsuleOnCapsule, InteriorRockingRateUnderTheModesRowsIsTheClosedForm) {
+  ModelPtr m = LoadModelFromString(LogOnRail("3"));
+  Model model(m.get());
+  RigidSimulator sim(model);
+  const double yaw = 0.05;
+  State start = Start(-kComOffset * std::cos(yaw), kRailZ + kR1 + kR2, yaw, 0);
+  start.qpos(1) = -kComOffset * std::sin(yaw);
+  const HybridState s = sim.Initialize(start);
+  ASSERT_EQ(s.mode.contacts.size(), 1u);
+  const ModeDynamics dyn = EvaluateMode(model, sim.data(), s.x, s.mode);
+  ASSERT_EQ(dyn.constraints.J.rows(), 3);  // the interior point's normal and tangent rows
+  mjData* d = sim.data().main();
+  const int log = mj_name2id(m.get(), mjOBJ_BODY, "log");
+  const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->ximat + 9 * log);
+  const Eigen::Matrix3d inertia =
+      R * Eigen::Map<const Eigen::Vector3d>(m->body_inertia + 3 * log).asDiagonal() * R.transpose();
+  const Eigen::Vector3d r(0, 0, -kR2);
+  const Eigen::Matrix3d pivot = inertia + kMass * (r.squaredNorm() * Eigen::Matrix3d::Identity() - r * r.transpose());
+  const Eigen::Vector3d u = Eigen::Vector3d::UnitY();
+  const double rho = (kR1 + kR2) / (1 - std::cos(yaw) * std::cos(yaw));
+  const double weight = kMass * kG;
+  const double held = std::sqrt(weight * rho * u.dot(pivot.inverse() * u));
+  const double free = std::sqrt(weight * rho * u.dot(inertia.inverse() * u));
+  const ContactId& id = s.mode.contacts[0];
+  const double with_rows = InteriorRockingRate(model, d, id, dyn.normal_force(0), dyn.constraints.J);
+  const double without = InteriorRockingRate(model, d, id, dyn.normal_force(0), RowMatrix(0, m->nv));
+  std::printf("[ capsule on capsule ] rocking rate across the rail: held %.9g rad/s (closed form %.9g, %+.2e),"
+              " free %.9g (%.9g, %+.2e)\n",
+              with_rows, held, with_rows / held - 1, without, free, without / free - 1);
+  EXPECT_GT(free / held, 1.1);  // the pivot's m r₂² is felt: the two cases are told apart
+  EXPECT_NEAR(with_rows / held, 1, 1e-12);  // measured 4.5e-14
+  EXPECT_NEAR(without / free, 1, 1e-12);  // measured 4.5e-14
 }
 
 TEST_F(CapsuleOnCapsule, NearParallelLandingMatchesTheReferenceFlow) {

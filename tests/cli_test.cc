@@ -226,8 +226,9 @@ TEST(Cli, RigidFailureIsTheLastRecord) {
 // --max-events holds over the run (event_limit.h): a ball dropped 0.1 m with restitution 0.5
 // bounces at t_n = t₁(1 + 2 Σ_{k<n} 0.5^k), t₁ = √(0.2/9.81); with at most 3 events within 0.1 s
 // the 7th touchdown (0.423891 s, the 4th of the window the 4th opened) stops the run: exit 1 naming
-// the limit and the time, the six touchdowns before it in the log, the failure its last record.
-// (Before, the run advanced one event per call and the limit never fired: 9 touchdowns, exit 0.)
+// the limit and the time, the seven touchdowns in the log (the one the run stopped at the last, at
+// the failure's time), the failure its last record. (Before, the run advanced one event per call and
+// the limit never fired: 9 touchdowns, exit 0; then the 7th touchdown was left out of the log.)
 TEST(Cli, EventsPastTheLimitStopTheRunNamingItAndTheTime) {
   const std::string model = WriteFile("bouncing.xml", R"(
 <mujoco>
@@ -243,10 +244,12 @@ TEST(Cli, EventsPastTheLimitStopTheRunNamingItAndTheTime) {
   EXPECT_THAT(r.output, HasSubstr("the rigid model failed at t = 0.423891 s: more than 3 events within 0.1 s "
                                   "of simulated time (the limit max_events = 3)"));
   const auto records = TimesAndKinds(out);
-  ASSERT_EQ(records.size(), 7u) << r.output;
-  for (int n = 0; n < 6; n++) EXPECT_EQ(records[n].second, "touchdown");
-  EXPECT_EQ(records[6].second, "failure");
-  EXPECT_NEAR(records[5].first, std::sqrt(0.2 / 9.81) * 2.9375, 1e-13);  // the 6th touchdown
+  ASSERT_EQ(records.size(), 8u) << r.output;
+  for (int n = 0; n < 7; n++) EXPECT_EQ(records[n].second, "touchdown");
+  EXPECT_EQ(records[7].second, "failure");
+  EXPECT_NEAR(records[5].first, std::sqrt(0.2 / 9.81) * 2.9375, 1e-13);   // the 6th touchdown
+  EXPECT_NEAR(records[6].first, std::sqrt(0.2 / 9.81) * 2.96875, 1e-13);  // the 7th, the run's stop
+  EXPECT_NEAR(records[7].first, records[6].first, 1e-12);
   // the default limit lets it come to rest: 9 touchdowns
   const Result through = RunCli("rigid " + model + " --duration 0.5 --quiet");
   EXPECT_EQ(through.exit_code, 0) << through.output;

@@ -35,15 +35,6 @@ const ContactPoint& Nearest(const std::vector<ContactPoint>& points, const Eigen
   return points.at(best);
 }
 
-// (model, qpos) => the contact points ListContacts gives after a position pass
-std::vector<ContactPoint> PointsAt(const Model& model, const Eigen::VectorXd& qpos) {
-  Data data(model);
-  EvaluatePosition(model, data.main(), qpos.data());
-  std::vector<ContactPoint> points;
-  ListContacts(model, data.main(), points);
-  return points;
-}
-
 Eigen::VectorXd FreePose(double x, double y, double z, const Eigen::Quaterniond& q) {
   Eigen::VectorXd qpos(7);
   qpos << x, y, z, q.w(), q.x(), q.y(), q.z();
@@ -69,7 +60,7 @@ TEST_F(OwnPoints, BoxVerticesOnARampMeasureAlongTheFaceNormal) {
   const Eigen::Vector3d n = Eigen::Vector3d(-k, 0, 1).normalized();
   const Eigen::Quaterniond q(Eigen::AngleAxisd(0.3, Eigen::Vector3d(0.2, 1, 0.4).normalized()));
   const Eigen::Vector3d centre(0.1, -0.2, 0.52);
-  const std::vector<ContactPoint> points = PointsAt(model, FreePose(centre.x(), centre.y(), centre.z(), q));
+  const std::vector<ContactPoint> points = ListedPoints(model, FreePose(centre.x(), centre.y(), centre.z(), q));
   // the closed form: each vertex's distance to the plane z = k (x + 1)
   int expected = 0;
   for (int c = 0; c < 8; c++) {
@@ -108,7 +99,7 @@ TEST_F(OwnPoints, APeakUnderABoxFaceTouchesTheFace) {
   // level box, bottom face 0.02 m above the peak, the peak under the face (not under a corner):
   // MuJoCo's prisms would give the face's deepest point per prism; the rigid contact is the peak
   const double bottom = 0.3 + 0.02;
-  const std::vector<ContactPoint> points = PointsAt(model, FreePose(0.05, -0.03, bottom + 0.05, Eigen::Quaterniond::Identity()));
+  const std::vector<ContactPoint> points = ListedPoints(model, FreePose(0.05, -0.03, bottom + 0.05, Eigen::Quaterniond::Identity()));
   // the peak's point (the others: the box's corners over the pyramid's faces, farther)
   const ContactPoint& peak = Nearest(points, Eigen::Vector3d(0, 0, 0.3 + 0.01));
   EXPECT_NEAR(peak.gap, 0.02 - 0.05, 1e-12);
@@ -120,7 +111,7 @@ TEST_F(OwnPoints, APeakUnderABoxFaceTouchesTheFace) {
   // tilted 0.2 rad about y over the peak: the distance along the face's normal
   const Eigen::Quaterniond q(Eigen::AngleAxisd(0.2, Eigen::Vector3d::UnitY()));
   const Eigen::Vector3d centre(0.02, 0.01, 0.37);
-  const std::vector<ContactPoint> tilted_points = PointsAt(model, FreePose(centre.x(), centre.y(), centre.z(), q));
+  const std::vector<ContactPoint> tilted_points = ListedPoints(model, FreePose(centre.x(), centre.y(), centre.z(), q));
   const Eigen::Vector3d face_normal = q * Eigen::Vector3d::UnitZ();  // from the peak towards the box: its +z
   const double dist = (Eigen::Vector3d(0, 0, 0.3) - centre).dot(-face_normal) - 0.05;
   const ContactPoint& tilted = Nearest(tilted_points, Eigen::Vector3d(0, 0, 0.3) + 0.5 * dist * face_normal);
@@ -143,7 +134,7 @@ TEST_F(OwnPoints, ABallInAValleyTouchesBothFaces) {
   ModelPtr m = LoadModelFromString(kValleyBall);
   Model model(m.get());
   const double s = 0.5, r = 0.1, margin = 0.05, x = 0.02, z = 0.14;
-  const std::vector<ContactPoint> points = PointsAt(model, FreePose(x, 0.1, z, Eigen::Quaterniond::Identity()));
+  const std::vector<ContactPoint> points = ListedPoints(model, FreePose(x, 0.1, z, Eigen::Quaterniond::Identity()));
   ASSERT_EQ(points.size(), 2u);
   // the faces z = ±s x: distances (z ∓ s x)/√(1 + s²) from the centre, normals (∓s, 0, 1)/√(1 + s²)
   for (const double side : {1.0, -1.0}) {
@@ -160,7 +151,7 @@ TEST_F(OwnPoints, ABallInAValleyTouchesBothFaces) {
     EXPECT_EQ(found, 1) << "side " << side;
   }
   // high above the valley's floor the faces are beyond the band: no point
-  EXPECT_TRUE(PointsAt(model, FreePose(x, 0.1, 0.3 + Band(model) * 1.2 + r, Eigen::Quaterniond::Identity())).empty());
+  EXPECT_TRUE(ListedPoints(model, FreePose(x, 0.1, 0.3 + Band(model) * 1.2 + r, Eigen::Quaterniond::Identity())).empty());
 }
 
 TEST_F(OwnPoints, ANonFinitePoseGivesNoPoints) {
@@ -168,10 +159,10 @@ TEST_F(OwnPoints, ANonFinitePoseGivesNoPoints) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   ModelPtr box_m = LoadModelFromString(kRampBox);
   Model box(box_m.get());
-  EXPECT_TRUE(PointsAt(box, FreePose(nan, 0, 0.3, Eigen::Quaterniond::Identity())).empty());
+  EXPECT_TRUE(ListedPoints(box, FreePose(nan, 0, 0.3, Eigen::Quaterniond::Identity())).empty());
   ModelPtr ball_m = LoadModelFromString(kValleyBall);
   Model ball(ball_m.get());
-  EXPECT_TRUE(PointsAt(ball, FreePose(0, nan, 0.14, Eigen::Quaterniond::Identity())).empty());
+  EXPECT_TRUE(ListedPoints(ball, FreePose(0, nan, 0.14, Eigen::Quaterniond::Identity())).empty());
 }
 
 // The same tilted box dropped on a plane and on a flat height field (both at z = 0).
@@ -250,7 +241,7 @@ TEST_F(OwnPoints, APuckMeshLandsOnAPlaneOnEveryCorner) {
   // single precision: 1e-8)
   const Eigen::Quaterniond q(Eigen::AngleAxisd(0.5, Eigen::Vector3d(1, 2, 0.5).normalized()));
   const double z0 = 0.07;
-  const std::vector<ContactPoint> points = PointsAt(model, FreePose(0, 0, z0, q));
+  const std::vector<ContactPoint> points = ListedPoints(model, FreePose(0, 0, z0, q));
   int within = 0;
   for (int k = 0; k < 16; k++) {
     const Eigen::Vector3d v = Eigen::Vector3d(0, 0, z0) + q * PuckCorner(k);
@@ -296,7 +287,7 @@ TEST_F(OwnPoints, ABodyOfSeveralGeomsIsListedAcrossTheBand) {
   const double band = model.mj()->geom_margin[0] + model.mj()->geom_margin[1] + model.mj()->geom_gap[0] + model.mj()->geom_gap[1];
   ASSERT_GT(band, 0);
   const double s = 0.5 * band;
-  const std::vector<ContactPoint> points = PointsAt(model, FreePose(0, 0, 0.05 + s, Eigen::Quaterniond::Identity()));
+  const std::vector<ContactPoint> points = ListedPoints(model, FreePose(0, 0, 0.05 + s, Eigen::Quaterniond::Identity()));
   ASSERT_EQ(points.size(), 4u);
   for (const ContactPoint& p : points) {
     EXPECT_EQ(p.id.geom2, 1);

@@ -97,6 +97,14 @@ BlockAgainstAlone CompareWithAlone(const Eigen::MatrixXd& xi, int nv, const Eige
   return e;
 }
 
+std::vector<ContactPoint> ListedPoints(const Model& model, const Eigen::VectorXd& qpos) {
+  Data data(model);
+  EvaluatePosition(model, data.main(), qpos.data());
+  std::vector<ContactPoint> points;
+  ListContacts(model, data.main(), points);
+  return points;
+}
+
 std::string ModelPath(const std::string& name) {
   return std::string(SALTATION_SOURCE_DIR) + "/models/" + name;
 }

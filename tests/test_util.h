@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 #include <string>
+#include <vector>
 
 #include "saltation/saltation.h"
 
@@ -55,6 +56,10 @@ struct BlockAgainstAlone {
   double block = 0, outside = 0;
 };
 BlockAgainstAlone CompareWithAlone(const Eigen::MatrixXd& xi, int nv, const Eigen::MatrixXd& xi_alone, int nv1);
+
+// (model, qpos) => the contact points ListContacts gives after a position pass at qpos (on a Data
+// of its own)
+std::vector<ContactPoint> ListedPoints(const Model& model, const Eigen::VectorXd& qpos);
 
 // Path of a file under the repository's models/ folder.
 std::string ModelPath(const std::string& name);

@@ -17,6 +17,7 @@
 #include "saltation/event_limit.h"
 #include "lost_contact.h"
 #include "point_following.h"
+#include "same_bits.h"
 
 namespace saltation {
 namespace {
@@ -27,6 +28,9 @@ struct GuardSnapshot {
   std::vector<double> inactive_rate;  // d gap / dt = J_n v of each inactive point
   Eigen::VectorXd normal_force;
   std::vector<FeatureGuardSet> features;  // the feature guards of each contact of the mode
+  // the mode's contacts with each anchor moved to its point at the state (FollowHeldPoints on the
+  // snapshot's own listing): what FollowHeld gives there, without colliding the pairs again
+  std::vector<ContactId> followed;
 };
 
 GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mode& mode) {
@@ -36,6 +40,9 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
   mj_collision(model.mj(), data.main());  // every pair: EvaluateMode ran the mode's own only
   std::vector<ContactPoint> points;
   ListContacts(model, data.main(), points);
+  snap.followed = mode.contacts;
+  // (every pair's points: MatchContacts matches within a contact's own pair)
+  FollowHeldPoints(model, data.main(), points, snap.followed);
   std::vector<int> match;
   MatchContacts(mode.contacts, points, match);
   std::vector<bool> used(points.size(), false);
@@ -116,6 +123,22 @@ void FollowHeld(const Model& model, Data& data, HybridState& s) {
   FollowHeldPoints(model, data.aux(), points, s.mode.contacts);
 }
 
+// whether a and b are the same hybrid state bit for bit (the run's identity, Advance)
+bool SameHybridState(const HybridState& a, const HybridState& b) {
+  if (!(SameBits(a.x.time, b.x.time) && SameBits(a.x.qpos, b.x.qpos) && SameBits(a.x.qvel, b.x.qvel) &&
+        SameBits(a.x.act, b.x.act) && a.mode.contacts.size() == b.mode.contacts.size())) {
+    return false;
+  }
+  for (size_t k = 0; k < a.mode.contacts.size(); k++) {
+    const ContactId &p = a.mode.contacts[k], &q = b.mode.contacts[k];
+    if (!(p.SamePair(q) && SameBits(p.anchor, q.anchor) && p.frictionless == q.frictionless &&
+          p.feature == q.feature)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 RigidSimulator::RigidSimulator(const Model& model, const SimulatorOptions& options)
@@ -147,7 +170,7 @@ HybridState RigidSimulator::Initialize(const State& x) {
   s.x = Normalized(model_.mj(), x);
   start_projection_ = StartProjection();
   event_limit_.Restart();  // a new run
-  run_time_ = std::numeric_limits<double>::quiet_NaN();
+  has_left_ = false;
   ProjectStart(s.x);
   EvaluatePosition(model_, data_.main(), s.x.qpos.data());
   std::vector<ContactPoint> points;
@@ -171,6 +194,8 @@ HybridState RigidSimulator::Initialize(const State& x) {
   }
   ReleasePulling(model_, data_, s.x, s.mode, force_tol_, nullptr);
   HoldFeatures(model_, data_, s);
+  left_ = s;
+  has_left_ = true;
   return s;
 }
 
@@ -341,6 +366,25 @@ void RigidSimulator::AdvanceFixedMode(HybridState& s, double t_end) {
 
 std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, int max_events) {
   std::vector<RigidEvent> events;
+  Advance(s, t_end, events, max_events);
+  return events;
+}
+
+void RigidSimulator::Advance(HybridState& s, double t_end, std::vector<RigidEvent>& events, int max_events) {
+  if (!(has_left_ && SameHybridState(s, left_))) event_limit_.Restart();  // not the run's state: a new run
+  try {
+    AdvanceRun(s, t_end, events, max_events);
+  } catch (...) {
+    left_ = s;  // where the run stopped: a call continuing from there continues its count
+    has_left_ = true;
+    throw;
+  }
+  left_ = s;
+  has_left_ = true;
+}
+
+void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidEvent>& events, int max_events) {
+  int found = 0;  // this call's events
 
   // touchdown: the gap from + to −; liftoff: λ_n to below −force_tol (a start inside the band
   // brackets the shifted guard λ_n + force_tol, below)
@@ -349,7 +393,6 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
   crossing_options.time_tol = options_.root_tol;
   crossing_options.max_iterations = 200;
   GuardSnapshot start = Snapshot(model_, data_, s.x, s.mode);
-  if (!(s.x.time == run_time_)) event_limit_.Restart();  // not where the last call left off: a new run
   while (s.x.time < t_end) {
     const double t_next = NextGridTime(s.x.time, t_end);
     const double h = t_next - s.x.time;
@@ -364,7 +407,7 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     State x1 = explained([&] { return Rk4Step(model_, data_, s.x, s.mode, h); });
     x1.time = t_next;
     if (!IsFinite(x1)) throw NumericalError("state became non-finite at t = " + std::to_string(t_next));
-    const GuardSnapshot end = explained([&] { return Snapshot(model_, data_, x1, s.mode); });
+    GuardSnapshot end = explained([&] { return Snapshot(model_, data_, x1, s.mode); });
 
     // the earliest crossing of any guard from + to − within the step
     double best = h + 1, best_lo = 0, best_hi = 0;
@@ -555,8 +598,8 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     if (!touchdown && best_liftoff < 0 && best_feature < 0) {
       if (!appeared.empty()) throw NumericalError(appeared_message(appeared.front()));
       s.x = x1;
-      start = end;
-      FollowHeld(model_, data_, s);
+      s.mode.contacts.swap(end.followed);  // FollowHeld at x1, from the step's end snapshot
+      start = std::move(end);
       continue;
     }
     // a feature event's guard as it stands at the located crossing, not at the step's end: a guard
@@ -607,18 +650,18 @@ std::vector<RigidEvent> RigidSimulator::Advance(HybridState& s, double t_end, in
     s.mode = event.mode_after;
     HoldFeatures(model_, data_, s);  // a contact that joined takes the feature it touched on
     FollowHeld(model_, data_, s);
+    // the event is delivered and counted even when the run stops right after it (below)
+    const double event_time = event.time;
+    events.push_back(std::move(event));
+    found++;
+    event_limit_.Count(event_time);
     // a capsule held on another's interior near parallel may rock faster than RK4's step can follow
     // (capsule_rocking.h): stop here, naming the step it needs, rather than integrate it unstably
     const std::string stiff = StiffRockingError(model_, data_, s, options_.step);
     if (!stiff.empty()) throw NumericalError(stiff);
-    run_time_ = s.x.time;
-    event_limit_.Count(event.time);
-    events.push_back(std::move(event));
-    if (max_events > 0 && static_cast<int>(events.size()) >= max_events) break;
+    if (max_events > 0 && found >= max_events) break;
     start = Snapshot(model_, data_, s.x, s.mode);
   }
-  run_time_ = s.x.time;
-  return events;
 }
 
 void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
@@ -627,7 +670,12 @@ void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
   while (s.x.time < t_end) {
     const double chunk_end = std::min(t_end, s.x.time + 0.1);
     std::vector<RigidEvent> found;
-    while (s.x.time < chunk_end && found.empty()) found = sim.Advance(s, chunk_end, 1);
+    try {
+      while (s.x.time < chunk_end && found.empty()) sim.Advance(s, chunk_end, found, 1);
+    } catch (...) {
+      for (const RigidEvent& ev : found) on_event(ev);  // the event the run stopped at, if any
+      throw;
+    }
     for (const RigidEvent& ev : found) on_event(ev);
     if (on_chunk) on_chunk();
   }

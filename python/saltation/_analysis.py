@@ -45,12 +45,13 @@ def rigid(model, data, duration, restitution=None, step=1e-3, grazing=0.01, star
     A start that penetrates is projected onto the contact manifold (start="project", as the
     command line; refused deeper than start_limit m) or refused (start="strict"): what moved is in
     the result's start_projection. A failure part-way raises NumericalError with the events found
-    before it in the exception's `events` and its time in `time` (the command line writes them
-    before the failure record).
+    before it in the exception's `events` (the last of them the event the run stopped at, when it
+    stopped right after one: the one past max_events, one after which a capsule rocks too stiffly
+    for the step) and its time in `time` (the command line writes them before the failure record).
 
     max_events: more than this many events within 0.1 s of simulated time (Zeno bouncing,
     chattering, events repeating at one instant) raise NumericalError naming the limit and the
-    time reached, with the events before it attached as for any failure part-way."""
+    time reached, with the events up to the one past the limit (the last) attached."""
     if isinstance(max_events, bool) or not isinstance(max_events, numbers.Integral):
         raise _core.ConfigError(f"max_events must be a whole number, not {max_events!r}")
     r = _core.rigid(model, data, float(duration), restitution, float(step), float(grazing), str(start),

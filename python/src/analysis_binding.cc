@@ -119,8 +119,8 @@ MocapMotion MocapLaw(const mjModel* m, const py::object& mocap) {
 // "start_projection": what the projection of a penetrating start moved, "final_forces": the normal
 // force λ_n (N) of each contact of the mode the run ended in, [(label, λ_n), …] in mode order (None
 // after a failure), "error": the message of the failure that ended the run early, or None}.
-// Everything found before a failure is returned (the Python side raises with it attached;
-// "failure_time": when); bad arguments raise ConfigError at once.
+// Everything found before a failure is returned, the event the run stopped at included (the Python
+// side raises with it attached; "failure_time": when); bad arguments raise ConfigError at once.
 py::dict Rigid(py::object model, py::object data, double duration, const py::object& restitution, double step,
                double grazing, const std::string& start, double start_limit, const py::object& controller,
                const py::object& mocap, const py::int_& max_events) {

@@ -116,11 +116,19 @@ class RigidSimulator {
   // what the last Initialize moved (empty when its start did not penetrate)
   const StartProjection& start_projection() const { return start_projection_; }
 
-  // Advances to t_end with event detection and returns the events in time order. With
-  // max_events > 0 it stops right after that many events (s is then the post-event state).
-  // options().max_events holds over the run: a call that starts where the last call left the
-  // state (the same time) continues the last call's count, any other call (and Initialize) starts
-  // a new one; NumericalError on the event past the limit (event_limit.h), s its post-event state.
+  // Advances to t_end with event detection, appending the events to `events` in time order as they
+  // are found. With max_events > 0 it stops right after that many events of this call (s is then
+  // the post-event state). On a NumericalError the events found before it are in `events`, and so
+  // is the event the run stops at when it stops after an event (more than options().max_events
+  // events, a stiff rocking mode after it: s is then that event's post-event state).
+  //
+  // The run: options().max_events holds over a run, however it is cut into Advance calls. A call
+  // whose s is the hybrid state the last Advance left (returning or throwing) or Initialize
+  // returned, unchanged (x and mode bit for bit: a copy of it is it), continues that run's count;
+  // any other s (a perturbed copy for finite differences, a state from earlier in the run or from
+  // elsewhere) starts a new run (event_limit.h).
+  void Advance(HybridState& s, double t_end, std::vector<RigidEvent>& events, int max_events = -1);
+  // The same, returning this call's events (an error loses them: the form above keeps them).
   std::vector<RigidEvent> Advance(HybridState& s, double t_end, int max_events = -1);
 
   // Advances to t_end in the current mode, ignoring every guard (flow map of one mode).
@@ -145,10 +153,14 @@ class RigidSimulator {
   double penetration_tol_ = 0;
   StartProjection start_projection_;
   RigidWork work_;
-  // the run's event counter (options_.max_events) and the time the last Advance left its state at
-  // (NaN: none since Initialize): a call starting there continues the run's count
+  // the run's event counter (options_.max_events) and the hybrid state the last Advance left (or
+  // Initialize returned): a call starting from it, unchanged, continues the run's count
   EventLimit event_limit_;
-  double run_time_ = std::numeric_limits<double>::quiet_NaN();
+  HybridState left_;
+  bool has_left_ = false;
+  // Advance's work on a run that it has decided continues or begins (the public Advance keeps
+  // left_ on every exit)
+  void AdvanceRun(HybridState& s, double t_end, std::vector<RigidEvent>& events, int max_events);
 
   void ProjectStart(State& x);
   // the mode's contacts coupled to contact id (its island; the whole mode when the model does not
@@ -173,8 +185,9 @@ class RigidSimulator {
 // 0.1 s, one event at a time, each event passed to on_event as it is found (so everything found
 // is reported before an error stops the run) and on_chunk called after each chunk (progress).
 // One implementation for both, so their numbers agree bit for bit (how a run is cut into Advance
-// calls moves round-off). options().max_events holds over the whole run (Advance's count): NumericalError (the
-// limit, the time reached) on the event past it, the events before it already passed to on_event.
+// calls moves round-off). On a NumericalError every event found is passed to on_event before it is
+// rethrown, the event the run stops at included (the one past options().max_events, which holds over the
+// whole run: Advance's count; one after which the mode rocks too stiffly); s is then its post-event state.
 void RunRigid(RigidSimulator& sim, HybridState& s, double t_end,
               const std::function<void(const RigidEvent&)>& on_event,
               const std::function<void()>& on_chunk = {});
