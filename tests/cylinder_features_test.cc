@@ -19,6 +19,7 @@
 #include <string>
 
 #include "arc_closed_forms.h"
+#include "ball_over_edge_checks.h"
 #include "feature_guard_fd.h"
 #include "test_util.h"
 
@@ -28,7 +29,7 @@
 namespace saltation::testing {
 namespace {
 
-constexpr double kG = 9.81, kR = 0.04;
+constexpr double kG = kGravity, kR = kBallRadius;
 
 // the top face at z = 0, its rim through (0, 0, 0) on the x axis
 const char* kDrumTop = R"(
@@ -58,93 +59,25 @@ const char* kLyingLog = R"(
   </worldbody>
 </mujoco>)";
 
-struct Scene {
-  const char* xml;
-  const char* before;  // the feature the ball slides on
-};
-const Scene kScenes[2] = {{kDrumTop, "cyl-face"}, {kLyingLog, "cyl-side"}};
+const BallOverEdge kScenes[2] = {{kDrumTop, "cyl-face", "cyl-rim", "cylinder rim"},
+                                  {kLyingLog, "cyl-side", "cyl-rim", "cylinder rim"}};
 
-class CylinderFeatures : public MujocoTest {
- protected:
-  // starts x0 before the rim, sliding at v0
-  std::vector<RigidEvent> Run(double x0, double v0, double t_end, RigidSimulator& sim) {
-    State x;
-    x.qpos = Eigen::Vector2d(-x0, kR);
-    x.qvel = Eigen::Vector2d(v0, 0);
-    x.act.resize(0);
-    HybridState s = sim.Initialize(x);
-    EXPECT_EQ(s.mode.contacts.size(), 1u);
-    return sim.Advance(s, t_end);
-  }
-};
+class CylinderFeatures : public MujocoTest {};
 
 TEST_F(CylinderFeatures, FastBallLeavesExactlyAtTheRim) {
-  for (const Scene& scene : kScenes) {
-    ModelPtr m = LoadModelFromString(scene.xml);
-    Model model(m.get());
-    for (double v0 : {1.0, 3.0}) {
-      RigidSimulator sim(model);
-      const double x0 = 0.1;
-      const std::vector<RigidEvent> events = Run(x0, v0, 0.5, sim);
-      ASSERT_EQ(events.size(), 1u) << scene.before << " v0 " << v0;
-      const RigidEvent& ev = events[0];
-      EXPECT_EQ(ev.kind, EventKind::kLiftoff) << "the switch onto the rim releases it";
-      EXPECT_STREQ(FeatureName(ev.feature_before), scene.before);
-      EXPECT_STREQ(FeatureName(ev.feature_after), "cyl-rim");
-      EXPECT_TRUE(ev.mode_after.contacts.empty());
-      const Eigen::MatrixXd truth = XiWithEntry(-kG / v0);
-      std::printf("[ cylinder rim ] %s fast v0 %.1f: t − t_exact = %+.2e s, x⁻ = %+.2e m, max |Ξ − Ξ_exact| = %.2e\n",
-                  scene.before, v0, ev.time - x0 / v0, ev.x_minus.qpos(0),
-                  (ev.xi.Dense() - truth).cwiseAbs().maxCoeff());
-      EXPECT_NEAR(ev.time, x0 / v0, 1e-9);
-      EXPECT_NEAR(ev.x_minus.qpos(0), 0, 1e-9);
-      EXPECT_LT((ev.xi.Dense() - truth).cwiseAbs().maxCoeff(), 1e-9) << ev.xi.Dense();
-      const std::string json = EventToJson(model, ev, 0.0);
-      EXPECT_NE(json.find(std::string("\"feature_before\":\"") + scene.before + "\",\"feature_after\":\"cyl-rim\""),
-                std::string::npos)
-          << json;
-    }
-  }
+  for (const BallOverEdge& scene : kScenes)
+    for (double v0 : {1.0, 3.0}) ExpectFastBallLeavesAtTheEdge(scene, v0);
 }
 
 TEST_F(CylinderFeatures, SlowBallSwitchesOntoTheRimAndLeavesWhereTheForceVanishes) {
-  for (const Scene& scene : kScenes) {
-    ModelPtr m = LoadModelFromString(scene.xml);
-    Model model(m.get());
-    for (double v0 : {0.2, 0.45}) {
-      RigidSimulator sim(model);
-      const double x0 = 0.05;
-      const std::vector<RigidEvent> events = Run(x0, v0, x0 / v0 + 0.3, sim);
-      ASSERT_EQ(events.size(), 2u) << scene.before << " v0 " << v0;
-      const RigidEvent& on = events[0];
-      EXPECT_EQ(on.kind, EventKind::kFeature);
-      EXPECT_STREQ(FeatureName(on.feature_before), scene.before);
-      EXPECT_STREQ(FeatureName(on.feature_after), "cyl-rim");
-      ASSERT_EQ(on.mode_after.contacts.size(), 1u);
-      const Eigen::MatrixXd on_truth = XiWithEntry(-v0 / kR);
-      EXPECT_NEAR(on.time, x0 / v0, 1e-9);
-      EXPECT_LT((on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), 1e-9) << on.xi.Dense();  // measured 3e-11
-      const RigidEvent& off = events[1];
-      EXPECT_EQ(off.kind, EventKind::kLiftoff);
-      const double c = (v0 * v0 / (kG * kR) + 2) / 3;
-      const double theta = std::acos(c);
-      const double t_exact = x0 / v0 + TimeRoundAnArc(v0, kR, kG, theta);
-      std::printf("[ cylinder rim ] %s slow v0 %.2f: switch t − t_exact = %+.2e s, max |Ξ − Ξ_exact| = %.2e; release "
-                  "at θ* = %.4f: t − t_exact = %+.2e s, max |Ξ − I| = %.2e\n",
-                  scene.before, v0, on.time - x0 / v0, (on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), theta,
-                  off.time - t_exact, (off.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff());
-      EXPECT_NEAR(off.time, t_exact, 1e-9);
-      EXPECT_NEAR(off.x_minus.qpos(0), kR * std::sin(theta), 1e-9);
-      EXPECT_NEAR(off.x_minus.qpos(1), kR * c, 1e-9);
-      EXPECT_LT((off.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff(), 1e-9) << off.xi.Dense();
-    }
-  }
+  for (const BallOverEdge& scene : kScenes)
+    for (double v0 : {0.2, 0.45}) ExpectSlowBallRollsRoundAndLeaves(scene, v0);
 }
 
 // The bias of a face or side contact 1e-5 m before the rim at 3 m/s is its own (none): the stencil
 // does not look past the rim (it reaches 2·jdot_step·|v| ahead).
 TEST_F(CylinderFeatures, ContactNearTheRimFeelsNoCurvature) {
-  for (const Scene& scene : kScenes) {
+  for (const BallOverEdge& scene : kScenes) {
     ModelPtr m = LoadModelFromString(scene.xml);
     Model model(m.get());
     Data data(model);
@@ -165,28 +98,7 @@ TEST_F(CylinderFeatures, ContactNearTheRimFeelsNoCurvature) {
 // The engine hook on MuJoCo's own (soft) simulation of the fast ball over the drum's rim: its
 // liftoff is located at the rim, where λ_n jumps, and its Ξ is the feature change's.
 TEST_F(CylinderFeatures, HookReleasesAtTheRimWithTheFeatureChangesXi) {
-  ModelPtr m = LoadModelFromString(kDrumTop);
-  DataPtr d(mj_makeData(m.get()));
-  for (double v0 : {1.0, 2.0}) {
-    mj_resetData(m.get(), d.get());
-    d->qpos[0] = -0.05;
-    d->qpos[1] = kR;
-    d->qvel[0] = v0;
-    Hook hook(m.get());
-    while (d->time < 0.1) hook.Step(d.get());
-    size_t i = 0;
-    while (i < hook.events().size() && hook.events()[i].kind != EventKind::kLiftoff) i++;
-    ASSERT_LT(i, hook.events().size()) << "v0 " << v0 << ": no liftoff";
-    ASSERT_TRUE(hook.events()[i].has_xi);
-    const RigidEvent& ev = hook.CompletedEvent(i).rigid;
-    EXPECT_STREQ(FeatureName(ev.feature_before), "cyl-face");
-    EXPECT_STREQ(FeatureName(ev.feature_after), "cyl-rim");
-    const Eigen::MatrixXd truth = XiWithEntry(-kG / ev.x_minus.qvel(0));
-    std::printf("[ cylinder rim ] hook v0 %.1f: released at x⁻ = %+.2e m, max |Ξ − Ξ_rim| = %.2e\n", v0,
-                ev.x_minus.qpos(0), (ev.xi.Dense() - truth).cwiseAbs().maxCoeff());
-    EXPECT_NEAR(ev.x_minus.qpos(0), 0, 1e-9);
-    EXPECT_LT((ev.xi.Dense() - truth).cwiseAbs().maxCoeff(), 1e-9) << ev.xi.Dense();
-  }
+  for (double v0 : {1.0, 2.0}) ExpectHookReleasesAtTheEdge(kScenes[0], v0);
 }
 
 const char* kFreeBallAndDrum = R"(

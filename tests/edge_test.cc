@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include "arc_closed_forms.h"
+#include "ball_over_edge_checks.h"
 #include "feature_guard_fd.h"
 #include "test_util.h"
 
@@ -25,7 +26,7 @@
 namespace saltation::testing {
 namespace {
 
-constexpr double kG = 9.81, kR = 0.04;
+constexpr double kG = kGravity, kR = kBallRadius;
 
 const char* kTableEdge = R"(
 <mujoco>
@@ -40,81 +41,17 @@ const char* kTableEdge = R"(
   </worldbody>
 </mujoco>)";
 
-class Edge : public MujocoTest {
- protected:
-  // starts on the face x0 before the edge, sliding at v0
-  std::vector<RigidEvent> Run(double x0, double v0, double t_end, RigidSimulator& sim) {
-    State x;
-    x.qpos = Eigen::Vector2d(-x0, kR);
-    x.qvel = Eigen::Vector2d(v0, 0);
-    x.act.resize(0);
-    HybridState s = sim.Initialize(x);
-    EXPECT_EQ(s.mode.contacts.size(), 1u);
-    return sim.Advance(s, t_end);
-  }
-};
+class Edge : public MujocoTest {};
+
+const BallOverEdge kBallOverTheEdge = {kTableEdge, "face", "edge", "table edge"};
 
 
 TEST_F(Edge, FastBallLeavesExactlyAtTheEdge) {
-  ModelPtr m = LoadModelFromString(kTableEdge);
-  Model model(m.get());
-  for (double v0 : {1.0, 3.0}) {
-    RigidSimulator sim(model);
-    const double x0 = 0.1;
-    const std::vector<RigidEvent> events = Run(x0, v0, 0.5, sim);
-    // one event: no spurious grazing touchdowns after it (the ball flies clear of the box)
-    ASSERT_EQ(events.size(), 1u) << "v0 " << v0;
-    const RigidEvent& ev = events[0];
-    EXPECT_EQ(ev.kind, EventKind::kLiftoff) << "the switch onto the edge releases it";
-    EXPECT_STREQ(FeatureName(ev.feature_before), "face");
-    EXPECT_STREQ(FeatureName(ev.feature_after), "edge");
-    EXPECT_TRUE(ev.mode_after.contacts.empty());
-    const Eigen::MatrixXd truth = XiWithEntry(-kG / v0);
-    std::printf("[ table edge ] fast v0 %.1f: t − t_exact = %+.2e s, x⁻ = %+.2e m, ‖Ξ − Ξ_exact‖ = %.2e\n", v0,
-                ev.time - x0 / v0, ev.x_minus.qpos(0), (ev.xi.Dense() - truth).norm());
-    EXPECT_NEAR(ev.time, x0 / v0, 1e-9);
-    EXPECT_NEAR(ev.x_minus.qpos(0), 0, 1e-9);
-    EXPECT_LT((ev.xi.Dense() - truth).cwiseAbs().maxCoeff(), 1e-9) << ev.xi.Dense();
-    EXPECT_NE(EventToJson(model, ev, 0.0).find("\"feature_before\":\"face\",\"feature_after\":\"edge\""),
-              std::string::npos);
-  }
+  for (double v0 : {1.0, 3.0}) ExpectFastBallLeavesAtTheEdge(kBallOverTheEdge, v0);
 }
 
 TEST_F(Edge, SlowBallRollsRoundTheEdgeAndLeavesWhereTheForceVanishes) {
-  ModelPtr m = LoadModelFromString(kTableEdge);
-  Model model(m.get());
-  for (double v0 : {0.2, 0.45}) {
-    RigidSimulator sim(model);
-    const double x0 = 0.05;
-    const std::vector<RigidEvent> events = Run(x0, v0, x0 / v0 + 0.3, sim);
-    ASSERT_EQ(events.size(), 2u) << "v0 " << v0;
-    // the switch onto the edge: it stays, F jumps by the centripetal term
-    const RigidEvent& on = events[0];
-    EXPECT_EQ(on.kind, EventKind::kFeature);
-    EXPECT_STREQ(FeatureName(on.feature_before), "face");
-    EXPECT_STREQ(FeatureName(on.feature_after), "edge");
-    ASSERT_EQ(on.mode_after.contacts.size(), 1u);
-    const Eigen::MatrixXd on_truth = XiWithEntry(-v0 / kR);
-    EXPECT_NEAR(on.time, x0 / v0, 1e-9);
-    EXPECT_LT((on.xi.Dense() - on_truth).cwiseAbs().maxCoeff(), 1e-9) << on.xi.Dense();
-    // the release on the rounded part
-    const RigidEvent& off = events[1];
-    EXPECT_EQ(off.kind, EventKind::kLiftoff);
-    const double c = (v0 * v0 / (kG * kR) + 2) / 3;
-    const double theta = std::acos(c);
-    const double t_exact = x0 / v0 + TimeRoundAnArc(v0, kR, kG, theta);
-    const double v_exact = std::sqrt(v0 * v0 + 2 * kG * kR * (1 - c));
-    const double rate_exact = -3 * kG * std::sin(theta) * v_exact / kR;  // dλ/dt at the release (m = 1)
-    std::printf("[ table edge ] slow v0 %.2f: switch t − t_exact = %+.2e s, ‖Ξ − Ξ_exact‖ = %.2e; release at "
-                "θ* = %.4f: t − t_exact = %+.2e s, ‖Ξ − I‖ = %.2e, dλ/dt %.9g (exact %.9g)\n",
-                v0, on.time - x0 / v0, (on.xi.Dense() - on_truth).norm(), theta, off.time - t_exact,
-                (off.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).norm(), off.xi.transversality, rate_exact);
-    EXPECT_NEAR(off.time, t_exact, 1e-9);
-    EXPECT_NEAR(off.x_minus.qpos(0), kR * std::sin(theta), 1e-9);
-    EXPECT_NEAR(off.x_minus.qpos(1), kR * c, 1e-9);
-    EXPECT_LT((off.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff(), 1e-9) << off.xi.Dense();
-    EXPECT_NEAR(off.xi.transversality, rate_exact, 1e-7 * std::abs(rate_exact));  // measured 2.2e-8
-  }
+  for (double v0 : {0.2, 0.45}) ExpectSlowBallRollsRoundAndLeaves(kBallOverTheEdge, v0);
 }
 
 // The same edge with friction (condim 3, sticking): a ball rolling at v₀ (ω = v₀/r) rolls round the
@@ -176,28 +113,7 @@ TEST_F(Edge, RollingBallRollsRoundTheEdgeOnItsTangentRowsToo) {
 // closed form Ξ[v_z, x] = −G/v_x⁻ with ∇g = −e_x; ∂λ_n/∂x by differences across the jump gave
 // ‖Ξ‖ 15.5 instead of 9.9 at 1 m/s.
 TEST_F(Edge, HookReleasesAtTheEdgeWithTheFeatureChangesXi) {
-  ModelPtr m = LoadModelFromString(kTableEdge);
-  DataPtr d(mj_makeData(m.get()));
-  for (double v0 : {1.0, 2.0}) {
-    mj_resetData(m.get(), d.get());
-    d->qpos[0] = -0.05;
-    d->qpos[1] = kR;
-    d->qvel[0] = v0;
-    Hook hook(m.get());
-    while (d->time < 0.1) hook.Step(d.get());
-    size_t i = 0;
-    while (i < hook.events().size() && hook.events()[i].kind != EventKind::kLiftoff) i++;
-    ASSERT_LT(i, hook.events().size()) << "v0 " << v0 << ": no liftoff";
-    ASSERT_TRUE(hook.events()[i].has_xi);
-    const RigidEvent& ev = hook.CompletedEvent(i).rigid;
-    EXPECT_STREQ(FeatureName(ev.feature_before), "face");
-    EXPECT_STREQ(FeatureName(ev.feature_after), "edge");
-    const Eigen::MatrixXd truth = XiWithEntry(-kG / ev.x_minus.qvel(0));
-    std::printf("[ table edge ] hook v0 %.1f: released at x⁻ = %+.2e m, max |Ξ − Ξ_edge| = %.2e\n", v0,
-                ev.x_minus.qpos(0), (ev.xi.Dense() - truth).cwiseAbs().maxCoeff());
-    EXPECT_NEAR(ev.x_minus.qpos(0), 0, 1e-9);
-    EXPECT_LT((ev.xi.Dense() - truth).cwiseAbs().maxCoeff(), 1e-9) << ev.xi.Dense();
-  }
+  for (double v0 : {1.0, 2.0}) ExpectHookReleasesAtTheEdge(kBallOverTheEdge, v0);
 }
 
 // The bias of a face contact near the edge is the face's: the stencil does not look past the edge
