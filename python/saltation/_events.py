@@ -27,7 +27,7 @@ FIELDS = frozenset((
     "transversality_rel", "grazing", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "xi_norm", "dreset",
     "bracket", "rank_after", "mode_before", "mode_after", "released", "impact", "proxy", "group", "size",
     "order_spread", "composite_first", "composite_reverse", "min_gap", "accumulation_time", "ratio",
-    "normal_velocity_minus", "normal_velocity_plus", "dg_dt", "dreset_dt"))
+    "normal_velocity_minus", "normal_velocity_plus", "dg_dt", "dreset_dt", "input_jump"))
 
 
 def _b64(text, what):
