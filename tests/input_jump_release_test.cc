@@ -11,6 +11,7 @@
 // gap passed release_gap = 1 mm (net acceleration g: about √(2·1 mm / g) = 14 ms later).
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "saltation/event_json.h"
@@ -87,6 +88,27 @@ TEST_F(InputJumpRelease, ReleasesAtTheStepWhoseInputPulls) {
   const std::string json = HookEventToJson(hook.rigid_model(), release);
   EXPECT_NE(json.find("\"input_jump\":true"), std::string::npos) << json;
   EXPECT_NE(EventDetail(release).find("input jump"), std::string::npos);
+}
+
+// The bookkeeping on the worker thread (it replays each step from the saved start state and its
+// inputs) records the same release, bit for bit
+TEST_F(InputJumpRelease, TheWorkerThreadRecordsTheSameRelease) {
+  ModelPtr m = LoadModelFromString(kBallOnPlane);
+  const double weight = 0.1 * -m->opt.gravity[2];
+  std::vector<std::string> json[2];
+  for (int worker = 0; worker < 2; worker++) {
+    HookOptions options;
+    options.worker_thread = worker == 1;
+    Hook hook(m.get(), options);
+    DataPtr d(mj_makeData(m.get()));
+    RunPulled(m.get(), hook, d.get(), 2 * weight, 0.02, 0.05);
+    for (const HookEvent& ev : hook.events()) {
+      if (ChangesContact(ev.kind)) json[worker].push_back(HookEventToJson(hook.rigid_model(), ev));
+    }
+  }
+  ASSERT_EQ(json[0].size(), 1u);
+  EXPECT_EQ(json[0], json[1]);
+  EXPECT_NE(json[0][0].find("\"input_jump\":true"), std::string::npos);
 }
 
 // A pull below the weight leaves λ_n = m g − F > 0: no release, and nothing flagged
