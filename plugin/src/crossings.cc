@@ -368,6 +368,7 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
   // implicit integrator, and RK4's last stage (≈ the end state) for RK4: the crossing lies in
   // [t_{k−1}, t_k] or, for RK4, most likely in [t_k, t_{k+1}]
   std::vector<const SavedStep*> bases;
+  double end_before = std::numeric_limits<double>::quiet_NaN();  // a liftoff's guard at x_k, the step's inputs
   if (model_.mj()->opt.integrator == mjINT_RK4) bases.push_back(&cur);
   bases.push_back(&prev);
   for (const SavedStep* base : bases) {
@@ -413,6 +414,7 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
       fb = base == &prev ? guard(end, c.id) : phi(dt).value;  // from x_{k−1} a whole step is x_k
       s_lo = s_hi = -1;
     }
+    if (base == &prev && !seeded) end_before = fb;
     if (!(fa > 0 && fb < 0)) continue;
     CrossingOptions options;
     options.time_tol = 1e-13;  // s: the bracket's width on return
@@ -429,6 +431,21 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
     if (c.have_x) c.x = r.time == s_lo ? x_lo : x_hi;
     c.valid = true;
     return;
+  }
+  if (c.type == Crossing::kLiftoff && end_before >= 0) {
+    // not pulling at x_k with the inputs of the step [x_{k−1}, x_k]: with the next step's (cur:
+    // the inputs MuJoCo's step from x_k used, which the detection's λ_n read) the contact may pull
+    // already — the inputs changed between the steps. It releases at t_k
+    for (mjData* w : {data_.main(), data_.aux()}) LoadInputs(model_.mj(), cur, w);
+    if (EvaluateMode(model_, data_, end, island_mode).normal_force(island_k) < -force_tol_) {
+      c.base = &cur;
+      c.s = c.lo = c.hi = 0;
+      c.x = end;
+      c.have_x = true;
+      c.input_jump = true;
+      c.valid = true;
+      return;
+    }
   }
   if (c.type == Crossing::kTouchdown && c.onset) {
     // seen at onset: at the end of the step's interval, where MuJoCo's list has it

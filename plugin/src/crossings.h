@@ -33,6 +33,8 @@
 //             again on a mode whose restriction is the one it was localised on (an event of another
 //             island earlier in the step changed the mode) keeps its result, which a second search
 //             of the same guard would reproduce bit for bit
+//             A liftoff the step's inputs do not bracket, whose λ_n is < −force_tol at x_k with
+//             the next step's inputs, is an input jump: located at x_k exactly (input_jump)
 //
 // Reads the model; writes data's workspaces, the Resimulator's data and its own scratch.
 #ifndef SALTATION_CROSSINGS_H_
@@ -100,6 +102,11 @@ struct Crossing {
   // and flagged proxy (onset), never dropped
   bool onset = false;
   bool proxy = false;
+  // a liftoff at the step's start x_k: detected (λ_n > force_tol at x_{k−1}), ≥ 0 at x_k with the
+  // inputs of the step [x_{k−1}, x_k] (no crossing inside it), < −force_tol at x_k with the next step's
+  // inputs (they changed between the steps: MuJoCo's mjData was written in between). base = the
+  // saved x_k, s = lo = hi = 0, x = x_k
+  bool input_jump = false;
   // the liftoff guard the last Localize searched: the mode restricted to the contact's island and
   // the contact's index there
   bool localized = false;

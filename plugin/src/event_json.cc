@@ -217,6 +217,7 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
     // the rigid event's fields under the hook's kind and grazing verdict
     RigidFields(out, model, ev.rigid, ev.kind, ev.grazing);
     if (ev.group >= 0) out << ",\"group\":" << ev.group;
+    if (ev.input_jump) out << ",\"input_jump\":true";
     out << ",\"proxy\":" << (ev.proxy ? "true" : "false") << '}';
     return out.str();
   }
@@ -336,6 +337,7 @@ std::string EventDetail(const HookEvent& ev) {
       break;
   }
   if (ev.proxy) out << (out.tellp() > 0 ? " " : "") << "proxy";
+  if (ev.input_jump) out << (out.tellp() > 0 ? " " : "") << "input jump";
   return out.str();
 }
 

@@ -27,7 +27,7 @@ FIELDS = frozenset((
     "transversality_rel", "grazing", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "xi_norm", "dreset",
     "bracket", "rank_after", "mode_before", "mode_after", "released", "impact", "proxy", "group", "size",
     "order_spread", "composite_first", "composite_reverse", "min_gap", "accumulation_time", "ratio",
-    "normal_velocity_minus", "normal_velocity_plus", "dg_dt", "dreset_dt"))
+    "normal_velocity_minus", "normal_velocity_plus", "dg_dt", "dreset_dt", "input_jump"))
 
 
 def _b64(text, what):
@@ -118,7 +118,8 @@ class Event:
     transversality (∇gᵀF⁻), transversality_rel (unit-free grazing measure, 0 grazing … 1 head-on),
     grazing, f_minus, f_plus, grad_g, dt_dx (ndarray ndx), xi, dreset (ndarray ndx × ndx, rows and columns as state_labels(m)),
     xi_norm, mode_before, mode_after, released (contact labels), rank (rank after the event),
-    bracket, proxy, impact, group (a simultaneous group's id: on its record and on its members),
+    bracket, proxy, input_jump (True on a release at an input jump: the inputs changed between
+    steps, Ξ = I; absent otherwise), impact, group (a simultaneous group's id: on its record and on its members),
     size, order_spread, composite_first, composite_reverse,
     min_gap, accumulation_time, ratio, normal_velocity_minus, normal_velocity_plus, and on models
     with a prescribed surface motion dg_dt (∂g/∂t) and dreset_dt (D_tΔ, ndarray ndx).

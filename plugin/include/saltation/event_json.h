@@ -32,7 +32,8 @@ namespace saltation {
 std::string EventToJson(const Model& model, const RigidEvent& event, double grazing_threshold);
 
 // One record of the engine hook's event stream: the fields above for events with Ξ (kind as the
-// hook names it: touchdown, graze, liftoff, slip), plus proxy (a kinematic release); for the
+// hook names it: touchdown, graze, liftoff, slip), plus proxy (a kinematic release) and
+// "input_jump":true on a release at an input jump (HookEvent::input_jump, absent otherwise); for the
 // other kinds time, kind, geom1, geom2 and their own fields — near_miss: min_gap; simultaneous:
 // group, size, order_spread, composite_first, composite_reverse (matrices); zeno:
 // accumulation_time, ratio; restitution: restitution, normal_velocity_minus,
@@ -41,7 +42,7 @@ std::string HookEventToJson(const Model& model, const HookEvent& event);
 
 // The CLI's flags column: a kind's own fields as key=value (near_miss: min_gap; simultaneous:
 // size, order_spread; zeno: accumulation_time, ratio; restitution: "measured" e), then "proxy"
-// for a kinematic release; empty for the others.
+// for a kinematic release and "input jump" for a release at an input jump; empty for the others.
 std::string EventDetail(const HookEvent& event);
 
 // A matrix in the compact form above, on the base (zero, identity or `reference`, named

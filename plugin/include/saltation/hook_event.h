@@ -87,6 +87,11 @@ struct HookEvent {
   RigidEvent rigid;
   bool grazing = false;
   bool proxy = false;      // a release declared by the kinematic proxy (gap > release_gap)
+  // a liftoff at the start of a step whose inputs (controls, applied forces, mocap poses) changed
+  // from the step before: λ_n < 0 there with the new inputs, > 0 with the old. time = the step's
+  // start, exactly; Ξ = I (the guard is the time surface of the switch: rigid.xi.grad_g = 0,
+  // dg_dt = −1; docs/theory.md)
+  bool input_jump = false;
   int group = -1;          // simultaneous group id, −1 when alone
   int group_size = 0;      // simultaneous: contacts in the group
   double order_spread = 0; // simultaneous: ‖C₁ − C₂‖ / max ‖Cᵢ‖ over the two orderings
