@@ -24,6 +24,7 @@
 #include "saltation/contacts.h"
 #include "saltation/loading.h"
 #include "saltation/rigid_simulator.h"
+#include "plate_on_base_scene.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -31,18 +32,7 @@ namespace {
 
 using Vec3 = Eigen::Vector3d;
 
-constexpr double kHalf = 0.05, kThick = 0.004, kSpeed = 1.0, kStartX = -0.2;
-
-const char* kPlateOnBase = R"(
-<mujoco>
-  <option timestep="0.001"/>
-  <worldbody>
-    <body name="plate" pos="-0.2 0 0.004"><freejoint/>
-      <geom name="plate" type="box" size="0.05 0.05 0.004" mass="1" condim="1"/>
-    </body>
-    <body name="base" pos="0 0 -0.05"><geom name="base" type="box" size="0.3 0.3 0.05" condim="1"/></body>
-  </worldbody>
-</mujoco>)";
+constexpr double kHalf = kPlateHalf, kThick = kPlateThick, kSpeed = 1.0, kStartX = kPlateStartX;
 
 // the pair's listed points with the plate flat, its centre at x
 std::vector<ContactPoint> PointsAt(const Model& model, double x) {

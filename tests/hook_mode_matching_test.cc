@@ -27,6 +27,7 @@
 
 #include "saltation/contacts.h"
 #include "saltation/hook.h"
+#include "plate_on_base_scene.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -34,19 +35,8 @@ namespace {
 
 class HookModeMatching : public MujocoTest {};
 
-const char* kPlateOnBase = R"(
-<mujoco>
-  <option timestep="0.001"/>
-  <worldbody>
-    <body name="plate" pos="-0.2 0 0.004"><freejoint/>
-      <geom name="plate" type="box" size="0.05 0.05 0.004" mass="1" condim="1"/>
-    </body>
-    <body name="base" pos="0 0 -0.05"><geom name="base" type="box" size="0.3 0.3 0.05" condim="1"/></body>
-  </worldbody>
-</mujoco>)";
-
 TEST_F(HookModeMatching, AnchorsFollowAPlateSlidingFarOverABox) {
-  constexpr double kHalf = 0.05, kSpeed = 1.0, kDuration = 0.1;
+  constexpr double kHalf = kPlateHalf, kSpeed = 1.0, kDuration = 0.1;
   ModelPtr m = LoadModelFromString(kPlateOnBase);
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
