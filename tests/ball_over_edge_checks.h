@@ -115,7 +115,7 @@ inline void ExpectSlowBallRollsRoundAndLeaves(const BallOverEdge& scene, double 
   EXPECT_NEAR(off.x_minus.qpos(0), kBallRadius * std::sin(theta), 1e-9);
   EXPECT_NEAR(off.x_minus.qpos(1), kBallRadius * c, 1e-9);
   EXPECT_LT((off.xi.Dense() - identity).cwiseAbs().maxCoeff(), 1e-9) << off.xi.Dense();
-  EXPECT_NEAR(off.xi.transversality, rate_exact, 1e-7 * std::abs(rate_exact));  // measured 2.2e-8 (box edge)
+  EXPECT_NEAR(off.xi.transversality, rate_exact, 1e-7 * std::abs(rate_exact));  // measured 2.2e-8 (box edge), 1.3e-8 (cylinder rim)
 }
 
 // The hook: MuJoCo's own simulation of the ball started 0.05 before the boundary at v0, to 0.1 s;

@@ -10,7 +10,9 @@ namespace {
 const char* kRigidUsage = R"(usage: saltation rigid [MODEL.xml] [options]
 
 Runs the exact event-driven rigid hybrid model of MODEL (touchdown, liftoff, slip, and feature: a
-sphere's contact passing from a box's face onto an edge or a vertex) and prints every contact event
+held contact passing between features of its geometry — a sphere on a box's face, edge or vertex, a
+capsule's end or interior on a box, a sphere or capsule on a capsule's cylinder or cap, a sphere on a
+cylinder's side, flat face or rim) and prints every contact event
 with its transversality, saltation matrix norm ‖Ξ‖, rank and flags.
 MODEL defaults to models/ball_drop.xml. The run starts from the model's first keyframe when it has
 one, else from qpos0 (printed); --keyframe chooses another.

@@ -295,7 +295,9 @@ std::vector<Crossing> CrossingFinder::Detect(const StepGuards& before, const Ste
 }
 
 void CrossingFinder::Rename(const std::vector<ContactId>& from, const std::vector<ContactId>& to, StepGuards& g) {
-  if (SameContacts(g.mode_ids, from)) g.mode_ids = to;
+  prefilter_.Rename(from, to);
+  if (!SameContacts(g.mode_ids, from)) return;  // g was evaluated on another mode: its ids are not from's
+  g.mode_ids = to;
   // the solved contacts: a subsequence of the mode, in its order (compared as SameContacts does,
   // without building vectors: the per-step path allocates nothing)
   auto same = [](const ContactId& a, const ContactId& b) {
@@ -306,7 +308,6 @@ void CrossingFinder::Rename(const std::vector<ContactId>& from, const std::vecto
     if (k == from.size()) break;
     g.solved_ids[i] = to[k++];
   }
-  prefilter_.Rename(from, to);
 }
 
 void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& prev, const SavedStep& cur,
@@ -337,6 +338,7 @@ void CrossingFinder::Localize(Crossing& c, const Mode& mode, const SavedStep& pr
   }
   c.localized = true;
   c.have_x = false;
+  c.input_jump = false;  // a second search (an earlier event of the step moved the contact) decides afresh
   // the touchdown's identity at sub-step tau of the step [x_{k−1}, x_k] (from another base: c.id)
   auto followed = [&](const SavedStep* base, double tau) {
     return c.ends_known && base == &prev ? AnchorAt(c.id, c.end, tau, dt) : c.id;

@@ -646,15 +646,15 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
             : LiftoffEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_liftoff, force_tol_);
     event.bracket_lo = t0 + best_lo;
     event.bracket_hi = t0 + best_hi;
-    s.x = event.x_plus;
-    s.mode = event.mode_after;
-    HoldFeatures(model_, data_, s);  // a contact that joined takes the feature it touched on
-    FollowHeld(model_, data_, s);
-    // the event is delivered and counted even when the run stops right after it (below)
-    const double event_time = event.time;
+    // the event is delivered and counted even when the run stops right after it (below, or a throw
+    // while its held points are followed)
     events.push_back(std::move(event));
     found++;
-    event_limit_.Count(event_time);
+    s.x = events.back().x_plus;
+    s.mode = events.back().mode_after;
+    HoldFeatures(model_, data_, s);  // a contact that joined takes the feature it touched on
+    FollowHeld(model_, data_, s);
+    event_limit_.Count(events.back().time);
     // a capsule held on another's interior near parallel may rock faster than RK4's step can follow
     // (capsule_rocking.h): stop here, naming the step it needs, rather than integrate it unstably
     const std::string stiff = StiffRockingError(model_, data_, s, options_.step);

@@ -27,7 +27,7 @@ struct ContactId {
   // Coulomb friction is not modelled yet)
   bool frictionless = false;
   // the active feature of the geometry where the pair has them (contact_features.h: a sphere on a
-  // box's face, edge or vertex), held as part of the mode by the exact rigid reference; −1: none
+  // box's face, edge or vertex, on a cylinder's side, face or rim; the capsule families), held as part of the mode by the exact rigid reference; −1: none
   // held (the feature is whatever the geometry gives at each configuration, MuJoCo's own point)
   int feature = -1;
 

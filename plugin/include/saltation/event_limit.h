@@ -1,8 +1,9 @@
 // The rigid reference's stop for an unbounded number of events in finite time (Zeno bouncing,
 // chattering, events repeating at one instant): SimulatorOptions::max_events applied to the events
 // of a run as they are found, whatever the run is cut into. The one counter is RigidSimulator's
-// (rigid_simulator.h): its Advance calls count into it while each starts where the last one left
-// the state, so a run cut into calls of one event each (RunRigid, a caller's own loop) is counted
+// (rigid_simulator.h): its Advance calls count into it while each starts from the hybrid state the last
+// one left (or Initialize returned), unchanged bit for bit (x and mode; any other state — a
+// perturbed copy at the same time — starts a new run), so a run cut into calls of one event each (RunRigid, a caller's own loop) is counted
 // whole.
 //
 //   EventLimit(max_events)  a counter for one run (max_events ≥ 1, ConfigError otherwise: the one

@@ -15,7 +15,8 @@
 // stencil in s (MuJoCo 2.2 does not compute it); the contact points are recomputed at each q(s),
 // so the motion of the contact point over curved surfaces and rolling bodies is included. Tangent
 // rows are differentiated in the centre's contact frame (ConstraintBias), not MuJoCo's per-point one.
-// A contact whose pair has geometric features (contact_features.h: a sphere on a box) is taken on
+// A contact whose pair has geometric features (contact_features.h: a sphere on a box or a cylinder, a sphere or a
+// capsule on a capsule, a capsule on a box) is taken on
 // its feature extended beyond its region: the mode's own (ContactId::feature ≥ 0) everywhere, or,
 // for the stencil of a contact without one, the centre's, so the stencil never looks past an edge.
 #ifndef SALTATION_MODE_DYNAMICS_H_

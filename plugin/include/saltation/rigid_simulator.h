@@ -8,7 +8,7 @@
 // is handled first: the reset is applied at the event time, Ξ is evaluated at the event state,
 // and integration restarts there towards the next grid point; guards of the other contacts are
 // evaluated again after the reset. A contact whose geometry has features (a sphere on a box's
-// face, edge or vertex, contact_features.h) holds the one it is on as part of the mode; the
+// face, edge or vertex, on a cylinder's side, face or rim, the capsule families, contact_features.h) holds the one it is on as part of the mode; the
 // region's boundaries are guards located like the others and reported as kFeature events (or
 // kLiftoff when the contact leaves at the boundary), Ξ for the jump of the vector field, no reset.
 // Because the grid is fixed and every sub-step is a smooth
