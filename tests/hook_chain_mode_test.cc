@@ -15,9 +15,10 @@
 // local rotation vector moves with the local ω while ω = 0), so over [t0, t1]
 //     Φ = [[I, T·I], [0, I]],  T = t1 − t0,
 // and with P₀ = I and no process noise the covariance is P = Φ Φᵀ (no event: P through DΔ alone the
-// same). Measured: max |Φ − closed form| = 2.9e-8 (MuJoCo's soft-contact states, a few µrad of
-// rocking, and the Jacobian's finite differences), P alike; 38 on 8b92366, where the chain's own
-// copy of the mode held top corners once the plate slid past 50 mm (Φ's pitch-velocity entry 39).
+// same). Measured: max |Φ − closed form| = 2.9e-8 (the vector field's Jacobian is taken by finite
+// differences at MuJoCo's soft-contact states, not at the rigid ones), P 3.0e-8; 38 and 1.5e3 on
+// 8b92366, where the chain's own copy of the mode held top corners once the plate slid past 50 mm
+// (Φ's pitch-rate diagonal entry 39.3).
 #include <cmath>
 #include <cstdio>
 
