@@ -61,7 +61,7 @@ void ChainPropagator::Advance(const SavedStep& prev, const SavedStep& cur, doubl
     Eigen::MatrixXd step = Eigen::MatrixXd::Identity(n, n), step_dreset = step;
     std::vector<std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> jumps;  // (Ξ, DΔ) in order
     State x = prev.state();
-    Mode mode = mode_;
+    Mode mode = mode_;  // the hook's at t_{k−1} (HoldMode), then each event's mode_after
     double t = t0;
     auto flow = [&](double until) {
       if (until <= t) return;
@@ -81,7 +81,6 @@ void ChainPropagator::Advance(const SavedStep& prev, const SavedStep& cur, doubl
       mode = ev.rigid.mode_after;
     }
     flow(t1);
-    mode_ = mode;
     if (phi_rigid_.size()) {
       phi_rigid_ = step * phi_rigid_;
       Renormalize(phi_rigid_, phi_rigid_log_);

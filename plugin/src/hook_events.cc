@@ -337,6 +337,20 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
     if (clusters[c].size() > 1) shared.push_back(islands[c]);
   }
   ProbeMemo probes(*model_, x0.qpos, shared, links);
+  // a member whose point the mode of the ordering holds already (mode0's, or an earlier member's
+  // event's: a group naming one point twice) is not a new event: "in the mode" as the hook decides
+  // it everywhere (AlreadyInMode), the mode holding the point the member names at x's
+  // configuration (NamesPointOf, each point once) — no distance decides it
+  std::vector<ContactPoint> points;
+  std::vector<ContactId> pair_ids;
+  std::vector<int> match;
+  auto holds = [&](const Mode& mode, const ContactId& id, const State& x) {
+    if (std::none_of(mode.contacts.begin(), mode.contacts.end(), [&](const ContactId& held) { return held.SamePair(id); })) {
+      return false;
+    }
+    EvaluatePositionForPairs(*model_, data.aux(), x.qpos.data(), {id}, points, false);
+    return NamesPointOf(mode.contacts, id, points, true, pair_ids, match);
+  };
   // the events of one ordering of a cluster, in order
   auto events_in_order = [&](const std::vector<ContactId>& order) {
     ProbeMemo* memo = order.size() > 1 ? &probes : nullptr;
@@ -344,7 +358,7 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
     State x = x0;
     Mode mode = mode0;
     for (const ContactId& id : order) {
-      if (FindInMode(mode, id, 1e-12) >= 0) continue;
+      if (holds(mode, id, x)) continue;
       events.push_back(TouchdownEvent(*model_, data, restitution, x, mode, id, -1.0, force_tol_, true, &fields, memo));
       x = events.back().x_plus;
       mode = events.back().mode_after;
