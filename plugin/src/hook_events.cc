@@ -56,48 +56,23 @@ bool NamesPointOf(const std::vector<ContactId>& ids, const ContactId& id, const 
 
 // A release at an input jump (crossings.h, Crossing::input_jump; docs/theory.md, "A release at an
 // input jump"): contact k of the mode at x_k (data's inputs: the new ones) leaves the mode — or,
-// sticking and still pressing when let slip, becomes frictionless (kSlip), as LiftoffEvent decides
-// — with the contacts that then pull. The inputs switch at the step's start t_k whatever the
+// sticking and still pressing when let slip, becomes frictionless (kSlip), as every release decides
+// (ReleaseModeAfter) — with the contacts that then pull. The inputs switch at the step's start t_k whatever the
 // state, so the guard is the time surface g = t_k − t (∇g = 0, ∂g/∂t = −1) and there is no
 // reset: Ξ = I. F⁻ (the mode before) and F⁺ (the mode after), on the event's island, are recorded.
 // LiftoffEvent is not used: its guard's rate ∇λ_nᵀF⁻ may well be zero here (a ball on a plane:
 // λ_n = m g − F is constant along the flow) and would make a graze of it.
 RigidEvent InputJumpReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution, const State& x,
                                  const Mode& mode, int k, double force_tol) {
-  RigidEvent ev;
-  ev.kind = EventKind::kLiftoff;
-  ev.time = x.time;
-  ev.mode_before = mode;
-  ev.x_minus = ev.x_plus = x;
-  ev.contact = mode.contacts[k];
-  ev.mode_index = k;
-  ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
-  ev.island = IslandOf(model, mode.contacts, {ev.contact});
-  Mode rest;
-  const Mode local = RestrictMode(model.mj(), mode, ev.island, &rest);
-  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in local
+  Mode local, rest;
+  RigidEvent ev = ReleaseEventAt(model, restitution, x, mode, k, &local, &rest, &k);  // k: the index in local
   const ModeDynamics before = EvaluateMode(model, data, x, local);
   ev.point = before.constraints.points[k].pos;
   ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
   Eigen::VectorXd f_minus(model.ndx());
   f_minus << x.qvel, before.qacc, before.act_dot;
-  Mode after = local;
-  bool slips = false;
-  if (!local.contacts[k].frictionless && local.contacts[k].geom1 >= 0) {
-    Mode slip = local;
-    slip.contacts[k].frictionless = true;
-    const ModeDynamics dyn = EvaluateMode(model, data, x, slip);
-    if (ContactRowCount(dyn.constraints.points[k]) == 1 && before.constraints.points[k].condim > 1 &&
-        dyn.normal_force(k) > force_tol) {
-      after = slip;
-      ev.kind = EventKind::kSlip;
-      slips = true;
-    }
-  }
-  if (!slips) after.contacts.erase(after.contacts.begin() + k);
-  ev.released = ReleasePulling(model, data, x, after, force_tol, &ev.rank_after);
+  const Mode after = ReleaseModeAfter(model, data, x, local, rest, k, &before, force_tol, ev);
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, after);
-  ev.mode_after = MergeModes(rest, after);
   ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), f_minus, f_plus,
                            Eigen::VectorXd::Zero(model.ndx()), -1.0);
   ev.xi.transversality_rel = 1;  // a time guard is crossed head-on: never grazing
