@@ -18,11 +18,6 @@ double DefaultForceTolerance(const mjModel* m) {
 
 namespace {
 
-bool SameContact(const ContactId& a, const ContactId& b) {
-  return a.SamePair(b) && a.frictionless == b.frictionless && a.feature == b.feature &&
-         SameBits(a.anchor, b.anchor);
-}
-
 // F⁻ or F⁺ of an event on its island: from the memo when there is one
 Eigen::VectorXd Field(const Model& model, Data& data, const State& x, const Mode& mode, FieldMemo* fields,
                       const Island* island) {
@@ -42,12 +37,10 @@ const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode, const 
   const std::vector<char>& trees = TreesOf(island);
   for (const Entry& e : entries_) {
     if (e.trees != trees || !SameBits(e.x.time, x.time) || !SameBits(e.x.qpos, x.qpos) ||
-        !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act) || e.mode.contacts.size() != mode.contacts.size()) {
+        !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act)) {
       continue;
     }
-    bool same = true;
-    for (size_t k = 0; k < mode.contacts.size() && same; k++) same = SameContact(e.mode.contacts[k], mode.contacts[k]);
-    if (same) return &e;
+    if (SameContacts(e.mode.contacts, mode.contacts)) return &e;
   }
   return nullptr;
 }

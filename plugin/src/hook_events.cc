@@ -31,27 +31,15 @@ struct HookDeferred {
 
 namespace {
 
-// Whether the point `id` names at a configuration is one of `ids`' points there: the point nearest
-// id's anchor (MatchContact) among `points` (the configuration's points of id's pair) is the one
-// an id of `ids` of that pair is matched to — each point once, as the mode is matched everywhere
-// (MatchContacts), with `each_point_once`; else each id to its own nearest point (a list that may
-// name one point twice: the step's impacts' candidates, re-identified from impact to impact). No
-// distance decides it: two points of a pair closer than any tolerance (a small box's corners)
-// stay two points. `pair_ids`, `match`: scratch.
-bool NamesPointOf(const std::vector<ContactId>& ids, const ContactId& id, const std::vector<ContactPoint>& points,
-                  bool each_point_once, std::vector<ContactId>& pair_ids, std::vector<int>& match) {
-  pair_ids.clear();
-  for (const ContactId& other : ids) {
-    if (other.SamePair(id)) pair_ids.push_back(other);
-  }
-  if (pair_ids.empty()) return false;
-  const int own = MatchContact(id, points);
-  if (own < 0) return false;
-  if (!each_point_once) {
-    return std::any_of(pair_ids.begin(), pair_ids.end(), [&](const ContactId& other) { return MatchContact(other, points) == own; });
-  }
-  MatchContacts(pair_ids, points, match);
-  return std::find(match.begin(), match.end(), own) != match.end();
+// Whether point `point` of `points` (a configuration's points) is the nearest point (MatchContact)
+// of an id of `ids` — each id matched to its own nearest point, so a list may name one point twice
+// (the step's impacts' candidates, re-identified from impact to impact; the mode is matched each
+// point once: ModeContactAt). No distance decides it: two points of a pair closer than any
+// tolerance (a small box's corners) stay two points.
+bool NearestPointOfAny(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points, int point) {
+  return std::any_of(ids.begin(), ids.end(), [&](const ContactId& other) {
+    return other.SamePair(points[point].id) && MatchContact(other, points) == point;
+  });
 }
 
 // A release at an input jump (crossings.h, Crossing::input_jump; docs/theory.md, "A release at an
@@ -91,10 +79,11 @@ bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) 
   // the pair's points at the crossing's state (its step's inputs loaded: the mocap poses)
   std::vector<ContactPoint> points;
   EvaluatePositionForPairs(*model_, data_->aux(), x.qpos.data(), {c.id}, points, false);
-  std::vector<ContactId> pair_ids;
-  std::vector<int> match;
-  return NamesPointOf(mode_.contacts, c.id, points, true, pair_ids, match) ||
-         NamesPointOf(joined.contacts, c.id, points, false, pair_ids, match);
+  // the point the crossing names (nearest its anchor), held by the mode (each point once, as the
+  // mode is matched everywhere) or by a contact that joined an impact of this step
+  const int own = MatchContact(c.id, points);
+  if (own < 0) return false;
+  return ModeContactAt(mode_, points, own) >= 0 || NearestPointOfAny(joined.contacts, points, own);
 }
 
 int Hook::NamedModeContact(const Crossing& c, const StepGuards& detected) const {
