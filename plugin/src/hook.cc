@@ -319,10 +319,10 @@ void Hook::Account(const mjData* d, double dt) {
   // guards read, not a second collision). A held point sliding far over its geoms (a box–box
   // edge–edge point) would otherwise come to lie nearer to another listed point of its pair than to
   // its own first anchor, and the mode would hold that one. The guards' and the release
-  // pre-filter's copies of the mode are renamed alike (the next step compares them with the mode)
+  // pre-filter's copies of the mode are renamed alike (the next step compares them with the mode),
+  // when an anchor moved (a resting pile's do not, step after step)
   held_before_ = mode_.contacts;
-  FollowHeldPoints(*model_, d, g.points, mode_.contacts);
-  crossings_->Rename(held_before_, mode_.contacts, g);
+  if (FollowHeldPoints(*model_, d, g.points, mode_.contacts)) crossings_->Rename(held_before_, mode_.contacts, g);
   head_ = (head_ + 1) % 3;  // the oldest buffer (x_{k−2}) takes the next step's guards
   std::swap(prev_, cur_);
 }
