@@ -125,6 +125,7 @@ void Hook::Reset(const mjData* d) {
   head_ = 0;
   step_index_ = 0;
   group_counter_ = 0;
+  crossings_of_removed_contacts_ = 0;
   Capture(m, d, *prev_);
   for (mjData* w : {data_->main(), data_->aux()}) LoadInputs(m, *prev_, w);  // d's inputs and mocap poses
 
@@ -364,6 +365,7 @@ const Eigen::MatrixXd& Hook::covariance_dreset() const { return Settle(), chains
 long Hook::narrow_steps() const { return Settle(), arena_->narrow_steps(); }  // the worker's, with it
 long Hook::guard_solves_skipped() const { return Settle(), crossings_->skipped(); }
 long Hook::guard_steps() const { return Settle(), crossings_->evaluated(); }
+long Hook::crossings_of_removed_contacts() const { return Settle(), crossings_of_removed_contacts_; }
 const RestitutionTable& Hook::restitution() const { return Settle(), restitution_; }
 double Hook::EffectiveRestitution(int geom1, int geom2) const {
   Settle();

@@ -117,10 +117,13 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, const StepGu
     if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
     // a liftoff's or release's contact in the mode as it is now (an earlier event of the step may
     // have moved its index or removed it): the one holding its point (NamedModeContact); none, and
-    // the crossing is not recorded — its contact has left the mode already
+    // the crossing is not recorded — its contact has left the mode already — but counted
     if (c.type != Crossing::kTouchdown) {
       const int k = NamedModeContact(c, detected);
-      if (k < 0) continue;
+      if (k < 0) {
+        crossings_of_removed_contacts_++;
+        continue;
+      }
       if (c.type == Crossing::kLiftoff && k != c.k) {
         c.k = k;
         crossings_->Localize(c, mode_, *prev_, *cur_, dt);
