@@ -122,5 +122,41 @@ TEST_F(InputJumpRelease, APullBelowTheWeightReleasesNothing) {
   EXPECT_EQ(hook.mode().contacts.size(), 1u);
 }
 
+
+// A box resting on its four corners, pulled straight up by F = 3 m g from t_s: every corner pulls at
+// the switch step's start, four input-jump crossings. The first release lets the three others go
+// with it (ReleasePulling: they pull too); their own crossings then name contacts an earlier event of
+// the step removed — not recorded, and counted (Hook::crossings_of_removed_contacts), not dropped
+// silently
+const char* kBoxOnPlane = R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.01"><freejoint/><geom name="box" type="box" size="0.02 0.02 0.01" mass="0.1"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(InputJumpRelease, CrossingsOfContactsAnEarlierEventRemovedAreCounted) {
+  ModelPtr m = LoadModelFromString(kBoxOnPlane);
+  Hook hook(m.get());
+  DataPtr d(mj_makeData(m.get()));
+  while (d->time < 0.01) hook.Step(d.get());
+  ASSERT_EQ(hook.mode().contacts.size(), 4u);
+  EXPECT_EQ(hook.crossings_of_removed_contacts(), 0);
+  const double weight = 0.1 * -m->opt.gravity[2];
+  const double switched = RunPulled(m.get(), hook, d.get(), 3 * weight, 0.02, 0.05);
+  std::vector<const HookEvent*> changes;
+  for (const HookEvent& ev : hook.events()) {
+    if (ChangesContact(ev.kind)) changes.push_back(&ev);
+  }
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_TRUE(changes[0]->input_jump);
+  EXPECT_EQ(changes[0]->time, switched);
+  EXPECT_EQ(changes[0]->rigid.released.size(), 3u);
+  EXPECT_TRUE(hook.mode().contacts.empty());
+  EXPECT_EQ(hook.crossings_of_removed_contacts(), 3);
+}
+
 }  // namespace
 }  // namespace saltation::testing

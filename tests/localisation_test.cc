@@ -2,7 +2,9 @@
 // the mode restricted to the contact's island, reads the inputs of the step it re-simulates, and a
 // liftoff localised again on a mode whose restriction to its island is unchanged (an event of
 // another robot earlier in the step changed the mode) keeps its search, which a new search would
-// reproduce bit for bit.
+// reproduce bit for bit; a liftoff searched again decides afresh whether it is an input jump; and
+// Rename leaves guards evaluated on another mode alone (the review mends of 8b92366: each test fails
+// with its mend reverted).
 #include <vector>
 
 #include "crossings.h"
@@ -140,6 +142,51 @@ TEST_F(LocalisationTest, ALiftoffLocalisedAgainOnItsIslandsSameModeKeepsItsSearc
   const Crossing searched = LocalisedLiftoff(joined, 2, 3);
   EXPECT_EQ(c.valid, searched.valid);
   EXPECT_EQ(c.s, searched.s);
+}
+
+// A crossing searched a second time in its step (an earlier event changed its island's mode)
+// decides afresh whether it is an input jump: the first search, with the motor pressing A down over
+// the step and lifting it hard from the step's end, finds A pulling only with the next step's inputs
+// (a release at the step's start); the second, on another guard and the step as taken, locates it
+// inside the step — the flag of the first must not stay
+TEST_F(LocalisationTest, ASecondSearchDecidesTheInputJumpAfresh) {
+  SavedStep pressed = prev_, lifted = cur_;
+  pressed.ctrl.setConstant(-20);
+  lifted.ctrl.setConstant(200);
+  const Mode mode{{a_, b_}};
+  Crossing c;
+  c.type = Crossing::kLiftoff;
+  c.id = a_;
+  c.k = 0;
+  finder_->Localize(c, mode, pressed, lifted, m_->opt.timestep);
+  ASSERT_TRUE(c.valid);
+  ASSERT_TRUE(c.input_jump);
+  ASSERT_EQ(c.s, 0);
+  const Mode joined{{b_, a2_, a_}};
+  Relocalise(c, joined, 2, 3);
+  const Crossing fresh = LocalisedLiftoff(joined, 2, 3);
+  ASSERT_TRUE(fresh.valid);
+  ASSERT_FALSE(fresh.input_jump);
+  ASSERT_GT(fresh.s, 0);
+  EXPECT_TRUE(c.valid);
+  EXPECT_FALSE(c.input_jump);
+  EXPECT_EQ(c.s, fresh.s);
+}
+
+// Rename (the mode's anchors followed to their points) renames the guards' ids only when the guards
+// were evaluated on the mode renamed; guards of another mode keep their ids, the solved ones too
+TEST_F(LocalisationTest, RenameLeavesGuardsOfAnotherModeAlone) {
+  ContactId a_moved = a_;
+  a_moved.anchor.x() += 1e-3;
+  StepGuards g;
+  g.mode_ids = {a_, b_};
+  g.solved_ids = {a_};
+  finder_->Rename({a_}, {a_moved}, g);  // another mode: {a_} alone
+  EXPECT_TRUE(SameContacts(g.mode_ids, {a_, b_}));
+  EXPECT_TRUE(SameContacts(g.solved_ids, {a_}));
+  finder_->Rename({a_, b_}, {a_moved, b_}, g);  // g's own mode: renamed, the solved ids too
+  EXPECT_TRUE(SameContacts(g.mode_ids, {a_moved, b_}));
+  EXPECT_TRUE(SameContacts(g.solved_ids, {a_moved}));
 }
 
 }  // namespace

@@ -20,7 +20,9 @@
 namespace saltation::testing {
 namespace {
 
-bool SameContact(const ContactId& a, const ContactId& b) {
+// the worker's records against the synchronous ones: the pair and the anchor bit for bit (not
+// saltation::SameContact, which compares the anchor by value)
+bool SameContactBits(const ContactId& a, const ContactId& b) {
   return a.geom1 == b.geom1 && a.geom2 == b.geom2 && SameBits(a.anchor, b.anchor);
 }
 
@@ -33,7 +35,7 @@ std::string Difference(const std::vector<HookEvent>& sync, const std::vector<Hoo
     const std::string at = "event " + std::to_string(i) + " (" + EventKindName(a.kind) + " at " + std::to_string(a.time) + "): ";
     if (a.kind != b.kind) return at + "kind " + EventKindName(b.kind);
     if (std::memcmp(&a.time, &b.time, sizeof(double)) != 0) return at + "time";
-    if (!SameContact(a.contact, b.contact)) return at + "contact";
+    if (!SameContactBits(a.contact, b.contact)) return at + "contact";
     if (a.group != b.group || a.group_size != b.group_size) return at + "group";
     if (a.has_xi != b.has_xi || a.xi_pending != b.xi_pending || a.grazing != b.grazing) return at + "flags";
     if (!SameBits(a.point, b.point)) return at + "point";
@@ -50,7 +52,7 @@ std::string Difference(const std::vector<HookEvent>& sync, const std::vector<Hoo
 std::string ModeDifference(const Mode& a, const Mode& b) {
   if (a.contacts.size() != b.contacts.size()) return "mode sizes differ";
   for (size_t k = 0; k < a.contacts.size(); k++) {
-    if (!SameContact(a.contacts[k], b.contacts[k])) return "mode contact " + std::to_string(k) + " differs";
+    if (!SameContactBits(a.contacts[k], b.contacts[k])) return "mode contact " + std::to_string(k) + " differs";
   }
   return "";
 }

@@ -328,6 +328,10 @@ int RunRecord(const Args& args) {
   }
   std::printf("%s (%d records) in %.3f s, max |Xi| %.4g, %zu contacts in the rigid mode at the end\n",
               total ? "" : "no events", total, args.duration, max_norm, hook.mode().contacts.size());
+  if (const long gone = hook.crossings_of_removed_contacts()) {
+    std::printf("note: %ld liftoff/release crossing%s not recorded: an earlier event of the same step had "
+                "removed the contact (released with it)\n", gone, gone == 1 ? "" : "s");
+  }
   if (phi_out.is_open()) {
     char times[96];
     std::snprintf(times, sizeof(times), "{\"t0\":%.17g,\"t1\":%.17g", hook.phi_t0(), hook.phi_time());

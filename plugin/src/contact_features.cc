@@ -5,6 +5,7 @@
 #include "cylinder_features.h"
 #include "nearest_on_box.h"
 #include "own_points.h"
+#include "same_bits.h"
 #include "saltation/errors.h"
 #include "segment_features.h"
 
@@ -327,18 +328,22 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
   return grad;
 }
 
-void FollowHeldPoints(const Model& model, const mjData* d, const std::vector<ContactPoint>& points,
+bool FollowHeldPoints(const Model& model, const mjData* d, const std::vector<ContactPoint>& points,
                       std::vector<ContactId>& contacts) {
   thread_local std::vector<int> match;
   MatchContacts(contacts, points, match);
+  bool moved = false;
   for (size_t k = 0; k < contacts.size(); k++) {
     ContactId& id = contacts[k];
+    const Eigen::Vector3d before = id.anchor;
     if (Follows(model.mj(), id)) {
       id.anchor = FeaturePoint(model, d, id).id.anchor;
     } else if (id.feature < 0 && match[k] >= 0) {
       id.anchor = points[match[k]].id.anchor;
     }
+    moved = moved || !SameBits(id.anchor, before);
   }
+  return moved;
 }
 
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts) {

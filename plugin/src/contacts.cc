@@ -28,15 +28,12 @@ std::string ContactLabel(const Model& model, const ContactId& id) {
   return octant < 0 ? label : label + "@" + std::to_string(octant);
 }
 
+bool SameContact(const ContactId& a, const ContactId& b) {
+  return a.SamePair(b) && a.anchor == b.anchor && a.feature == b.feature && a.frictionless == b.frictionless;
+}
+
 bool SameContacts(const std::vector<ContactId>& a, const std::vector<ContactId>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t k = 0; k < a.size(); k++) {
-    if (!a[k].SamePair(b[k]) || a[k].anchor != b[k].anchor || a[k].feature != b[k].feature ||
-        a[k].frictionless != b[k].frictionless) {
-      return false;
-    }
-  }
-  return true;
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), SameContact);
 }
 
 bool HasBodyTransmission(const mjModel* m) {

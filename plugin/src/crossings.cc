@@ -298,13 +298,9 @@ void CrossingFinder::Rename(const std::vector<ContactId>& from, const std::vecto
   prefilter_.Rename(from, to);
   if (!SameContacts(g.mode_ids, from)) return;  // g was evaluated on another mode: its ids are not from's
   g.mode_ids = to;
-  // the solved contacts: a subsequence of the mode, in its order (compared as SameContacts does,
-  // without building vectors: the per-step path allocates nothing)
-  auto same = [](const ContactId& a, const ContactId& b) {
-    return a.SamePair(b) && a.anchor == b.anchor && a.feature == b.feature && a.frictionless == b.frictionless;
-  };
+  // the solved contacts: a subsequence of the mode, in its order
   for (size_t i = 0, k = 0; i < g.solved_ids.size(); i++) {
-    while (k < from.size() && !same(from[k], g.solved_ids[i])) k++;
+    while (k < from.size() && !SameContact(from[k], g.solved_ids[i])) k++;
     if (k == from.size()) break;
     g.solved_ids[i] = to[k++];
   }

@@ -18,11 +18,6 @@ double DefaultForceTolerance(const mjModel* m) {
 
 namespace {
 
-bool SameContact(const ContactId& a, const ContactId& b) {
-  return a.SamePair(b) && a.frictionless == b.frictionless && a.feature == b.feature &&
-         SameBits(a.anchor, b.anchor);
-}
-
 // F⁻ or F⁺ of an event on its island: from the memo when there is one
 Eigen::VectorXd Field(const Model& model, Data& data, const State& x, const Mode& mode, FieldMemo* fields,
                       const Island* island) {
@@ -42,12 +37,10 @@ const FieldMemo::Entry* FieldMemo::Find(const State& x, const Mode& mode, const 
   const std::vector<char>& trees = TreesOf(island);
   for (const Entry& e : entries_) {
     if (e.trees != trees || !SameBits(e.x.time, x.time) || !SameBits(e.x.qpos, x.qpos) ||
-        !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act) || e.mode.contacts.size() != mode.contacts.size()) {
+        !SameBits(e.x.qvel, x.qvel) || !SameBits(e.x.act, x.act)) {
       continue;
     }
-    bool same = true;
-    for (size_t k = 0; k < mode.contacts.size() && same; k++) same = SameContact(e.mode.contacts[k], mode.contacts[k]);
-    if (same) return &e;
+    if (SameContacts(e.mode.contacts, mode.contacts)) return &e;
   }
   return nullptr;
 }
@@ -278,41 +271,53 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
   ev.complete = true;
 }
 
-RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
-                        const State& x, const Mode& mode, int k, double force_tol, bool complete) {
+RigidEvent ReleaseEventAt(const Model& model, const RestitutionTable& restitution, const State& x, const Mode& mode, int k,
+                          Mode* local, Mode* rest, int* k_local) {
   RigidEvent ev = EventAt(EventKind::kLiftoff, x, mode);
   ev.x_plus = x;
   ev.contact = mode.contacts[k];
   ev.mode_index = k;
-  ev.island = IslandOf(model, mode.contacts, {ev.contact});
-  Mode rest;
-  const HybridState s{x, RestrictMode(model.mj(), mode, ev.island, &rest)};
-  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in s.mode
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
+  ev.island = IslandOf(model, mode.contacts, {ev.contact});
+  *local = RestrictMode(model.mj(), mode, ev.island, rest);
+  *k_local = IndexInIsland(model.mj(), mode, k, ev.island);
+  return ev;
+}
 
-  const ModeDynamics before = EvaluateMode(model, data, s.x, s.mode);  // data.main() at x's configuration
-  ev.point = before.constraints.points[k].pos;
-  ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
-  Eigen::VectorXd f_minus(model.ndx());
-  f_minus << s.x.qvel, before.qacc, before.act_dot;
-  ev.mode_after = s.mode;
+Mode ReleaseModeAfter(const Model& model, Data& data, const State& x, const Mode& local, const Mode& rest, int k,
+                      const ModeDynamics* before, double force_tol, RigidEvent& ev) {
+  Mode after = local;
   // a sticking contact first tries to slip: it stays when it still presses without friction
   bool slips = false;
-  if (!s.mode.contacts[k].frictionless && s.mode.contacts[k].geom1 >= 0) {
-    Mode slip = s.mode;
+  if (before && !local.contacts[k].frictionless && local.contacts[k].geom1 >= 0) {
+    Mode slip = local;
     slip.contacts[k].frictionless = true;
-    const ModeDynamics dyn = EvaluateMode(model, data, s.x, slip);
+    const ModeDynamics dyn = EvaluateMode(model, data, x, slip);
     if (ContactRowCount(dyn.constraints.points[k]) == 1 &&
-        before.constraints.points[k].condim > 1 &&  // the mode's own evaluation at x, above
+        before->constraints.points[k].condim > 1 &&  // the mode's own evaluation at x
         dyn.normal_force(k) > force_tol) {
-      ev.mode_after = slip;
+      after = std::move(slip);
       ev.kind = EventKind::kSlip;
       slips = true;
     }
   }
-  if (!slips) ev.mode_after.contacts.erase(ev.mode_after.contacts.begin() + k);
-  ev.released = ReleasePulling(model, data, ev.x_plus, ev.mode_after, force_tol, &ev.rank_after);
-  ev.mode_after = MergeModes(rest, ev.mode_after);
+  if (!slips) after.contacts.erase(after.contacts.begin() + k);
+  ev.released = ReleasePulling(model, data, x, after, force_tol, &ev.rank_after);
+  ev.mode_after = MergeModes(rest, after);
+  return after;
+}
+
+RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
+                        const State& x, const Mode& mode, int k, double force_tol, bool complete) {
+  Mode local, rest;
+  RigidEvent ev = ReleaseEventAt(model, restitution, x, mode, k, &local, &rest, &k);  // k: the index in local
+
+  const ModeDynamics before = EvaluateMode(model, data, x, local);  // data.main() at x's configuration
+  ev.point = before.constraints.points[k].pos;
+  ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
+  Eigen::VectorXd f_minus(model.ndx());
+  f_minus << x.qvel, before.qacc, before.act_dot;
+  ReleaseModeAfter(model, data, x, local, rest, k, &before, force_tol, ev);
   ev.complete = false;
   if (complete) {
     ev.xi.f_minus = f_minus;
@@ -321,8 +326,8 @@ RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& 
   }
   // the transversality alone: the guard's derivative along F⁻ (central, two mode evaluations)
   const double h = model.options().fd_step / std::max(1.0, f_minus.norm());
-  const double rate = (LiftoffGuard(model, data, Integrate(model.mj(), s.x, f_minus * h), s.mode, k) -
-                       LiftoffGuard(model, data, Integrate(model.mj(), s.x, f_minus * h, -1), s.mode, k)) /
+  const double rate = (LiftoffGuard(model, data, Integrate(model.mj(), x, f_minus * h), local, k) -
+                       LiftoffGuard(model, data, Integrate(model.mj(), x, f_minus * h, -1), local, k)) /
                       (2 * h);
   if (rate == 0 || !std::isfinite(rate)) {
     throw NumericalError("saltation matrix undefined: transversality ∇gᵀF⁻ is zero or not finite "
@@ -386,18 +391,8 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
 
 RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                                  const State& x, const Mode& mode, int k, double force_tol, bool complete) {
-  RigidEvent ev;
-  ev.kind = EventKind::kLiftoff;
-  ev.time = x.time;
-  ev.mode_before = mode;
-  ev.x_minus = ev.x_plus = x;
-  ev.contact = mode.contacts[k];
-  ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
-  ev.mode_index = k;
-  ev.island = IslandOf(model, mode.contacts, {ev.contact});
-  Mode rest;
-  const Mode local = RestrictMode(model.mj(), mode, ev.island, &rest);
-  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in local
+  Mode local, rest;
+  RigidEvent ev = ReleaseEventAt(model, restitution, x, mode, k, &local, &rest, &k);  // k: the index in local
   const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, local);
   EvaluatePosition(model, data.main(), x.qpos.data());
   std::vector<ContactPoint> points;
@@ -409,10 +404,7 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i], data.work());
   const double rel = KineticTransversality(model, data.main(), grad_g, x.qvel, 0, &ev.island);
   ev.point = points[i].pos;
-  Mode after = local;
-  after.contacts.erase(after.contacts.begin() + k);
-  ev.released = ReleasePulling(model, data, x, after, force_tol, &ev.rank_after);
-  ev.mode_after = MergeModes(rest, after);
+  ReleaseModeAfter(model, data, x, local, rest, k, nullptr, force_tol, ev);  // it leaves: no slip tried
   ev.kinematic_release = true;
   ev.xi = ComputeTransversality(f_minus, grad_g);
   ev.xi.transversality_rel = rel;

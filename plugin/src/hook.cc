@@ -125,6 +125,7 @@ void Hook::Reset(const mjData* d) {
   head_ = 0;
   step_index_ = 0;
   group_counter_ = 0;
+  crossings_of_removed_contacts_ = 0;
   Capture(m, d, *prev_);
   for (mjData* w : {data_->main(), data_->aux()}) LoadInputs(m, *prev_, w);  // d's inputs and mocap poses
 
@@ -320,10 +321,10 @@ void Hook::Account(const mjData* d, double dt) {
   // edge–edge point) would otherwise come to lie nearer to another listed point of its pair than to
   // its own first anchor, and the mode would hold that one. The guards' and the release
   // pre-filter's copies of the mode are renamed alike (the next step compares them with the mode),
-  // and the chains take it (chain_propagation.h: their mode flows match contacts by these anchors)
+  // when an anchor moved (a resting pile's do not, step after step), and the chains take the mode
+  // (chain_propagation.h: their mode flows match contacts by these anchors)
   held_before_ = mode_.contacts;
-  FollowHeldPoints(*model_, d, g.points, mode_.contacts);
-  crossings_->Rename(held_before_, mode_.contacts, g);
+  if (FollowHeldPoints(*model_, d, g.points, mode_.contacts)) crossings_->Rename(held_before_, mode_.contacts, g);
   if (chains_->active()) chains_->HoldMode(mode_);  // the chains' next step flows on this mode
   head_ = (head_ + 1) % 3;  // the oldest buffer (x_{k−2}) takes the next step's guards
   std::swap(prev_, cur_);
@@ -366,6 +367,7 @@ const Eigen::MatrixXd& Hook::covariance_dreset() const { return Settle(), chains
 long Hook::narrow_steps() const { return Settle(), arena_->narrow_steps(); }  // the worker's, with it
 long Hook::guard_solves_skipped() const { return Settle(), crossings_->skipped(); }
 long Hook::guard_steps() const { return Settle(), crossings_->evaluated(); }
+long Hook::crossings_of_removed_contacts() const { return Settle(), crossings_of_removed_contacts_; }
 const RestitutionTable& Hook::restitution() const { return Settle(), restitution_; }
 double Hook::EffectiveRestitution(int geom1, int geom2) const {
   Settle();

@@ -31,73 +31,45 @@ struct HookDeferred {
 
 namespace {
 
-// Whether the point `id` names at a configuration is one of `ids`' points there: the point nearest
-// id's anchor (MatchContact) among `points` (the configuration's points of id's pair) is the one
-// an id of `ids` of that pair is matched to — each point once, as the mode is matched everywhere
-// (MatchContacts), with `each_point_once`; else each id to its own nearest point (a list that may
-// name one point twice: the step's impacts' candidates, re-identified from impact to impact). No
-// distance decides it: two points of a pair closer than any tolerance (a small box's corners)
-// stay two points. `pair_ids`, `match`: scratch.
-bool NamesPointOf(const std::vector<ContactId>& ids, const ContactId& id, const std::vector<ContactPoint>& points,
-                  bool each_point_once, std::vector<ContactId>& pair_ids, std::vector<int>& match) {
-  pair_ids.clear();
-  for (const ContactId& other : ids) {
-    if (other.SamePair(id)) pair_ids.push_back(other);
-  }
-  if (pair_ids.empty()) return false;
-  const int own = MatchContact(id, points);
-  if (own < 0) return false;
-  if (!each_point_once) {
-    return std::any_of(pair_ids.begin(), pair_ids.end(), [&](const ContactId& other) { return MatchContact(other, points) == own; });
-  }
-  MatchContacts(pair_ids, points, match);
-  return std::find(match.begin(), match.end(), own) != match.end();
+// Whether point `point` of `points` (a configuration's points) is the nearest point (MatchContact)
+// of an id of `ids` — each id matched to its own nearest point, so a list may name one point twice
+// (the step's impacts' candidates, re-identified from impact to impact; the mode is matched each
+// point once: ModeContactAt). No distance decides it: two points of a pair closer than any
+// tolerance (a small box's corners) stay two points.
+bool NearestPointOfAny(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points, int point) {
+  return std::any_of(ids.begin(), ids.end(), [&](const ContactId& other) {
+    return other.SamePair(points[point].id) && MatchContact(other, points) == point;
+  });
+}
+
+// The point `id` names at x: its pair's points evaluated on data.aux() at x's configuration (the
+// step's inputs loaded: the mocap poses), written to `points`, and the one nearest id's anchor
+// (MatchContact); −1 when the pair has none there. The hook's one reading of "the point a crossing
+// or an ordering's member names" (AlreadyInMode, ComposeOrderings).
+int NamedPointAt(const Model& model, Data& data, const ContactId& id, const State& x, std::vector<ContactPoint>& points) {
+  EvaluatePositionForPairs(model, data.aux(), x.qpos.data(), {id}, points, false);
+  return MatchContact(id, points);
 }
 
 // A release at an input jump (crossings.h, Crossing::input_jump; docs/theory.md, "A release at an
 // input jump"): contact k of the mode at x_k (data's inputs: the new ones) leaves the mode — or,
-// sticking and still pressing when let slip, becomes frictionless (kSlip), as LiftoffEvent decides
-// — with the contacts that then pull. The inputs switch at the step's start t_k whatever the
+// sticking and still pressing when let slip, becomes frictionless (kSlip), as every release decides
+// (ReleaseModeAfter) — with the contacts that then pull. The inputs switch at the step's start t_k whatever the
 // state, so the guard is the time surface g = t_k − t (∇g = 0, ∂g/∂t = −1) and there is no
 // reset: Ξ = I. F⁻ (the mode before) and F⁺ (the mode after), on the event's island, are recorded.
 // LiftoffEvent is not used: its guard's rate ∇λ_nᵀF⁻ may well be zero here (a ball on a plane:
 // λ_n = m g − F is constant along the flow) and would make a graze of it.
 RigidEvent InputJumpReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution, const State& x,
                                  const Mode& mode, int k, double force_tol) {
-  RigidEvent ev;
-  ev.kind = EventKind::kLiftoff;
-  ev.time = x.time;
-  ev.mode_before = mode;
-  ev.x_minus = ev.x_plus = x;
-  ev.contact = mode.contacts[k];
-  ev.mode_index = k;
-  ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
-  ev.island = IslandOf(model, mode.contacts, {ev.contact});
-  Mode rest;
-  const Mode local = RestrictMode(model.mj(), mode, ev.island, &rest);
-  k = IndexInIsland(model.mj(), mode, k, ev.island);  // from here on: the index in local
+  Mode local, rest;
+  RigidEvent ev = ReleaseEventAt(model, restitution, x, mode, k, &local, &rest, &k);  // k: the index in local
   const ModeDynamics before = EvaluateMode(model, data, x, local);
   ev.point = before.constraints.points[k].pos;
   ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
   Eigen::VectorXd f_minus(model.ndx());
   f_minus << x.qvel, before.qacc, before.act_dot;
-  Mode after = local;
-  bool slips = false;
-  if (!local.contacts[k].frictionless && local.contacts[k].geom1 >= 0) {
-    Mode slip = local;
-    slip.contacts[k].frictionless = true;
-    const ModeDynamics dyn = EvaluateMode(model, data, x, slip);
-    if (ContactRowCount(dyn.constraints.points[k]) == 1 && before.constraints.points[k].condim > 1 &&
-        dyn.normal_force(k) > force_tol) {
-      after = slip;
-      ev.kind = EventKind::kSlip;
-      slips = true;
-    }
-  }
-  if (!slips) after.contacts.erase(after.contacts.begin() + k);
-  ev.released = ReleasePulling(model, data, x, after, force_tol, &ev.rank_after);
+  const Mode after = ReleaseModeAfter(model, data, x, local, rest, k, &before, force_tol, ev);
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, after);
-  ev.mode_after = MergeModes(rest, after);
   ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), f_minus, f_plus,
                            Eigen::VectorXd::Zero(model.ndx()), -1.0);
   ev.xi.transversality_rel = 1;  // a time guard is crossed head-on: never grazing
@@ -113,13 +85,12 @@ bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) 
       std::none_of(joined.contacts.begin(), joined.contacts.end(), same_pair)) {
     return false;
   }
-  // the pair's points at the crossing's state (its step's inputs loaded: the mocap poses)
+  // the point the crossing names at its state, held by the mode (each point once, as the mode is
+  // matched everywhere) or by a contact that joined an impact of this step
   std::vector<ContactPoint> points;
-  EvaluatePositionForPairs(*model_, data_->aux(), x.qpos.data(), {c.id}, points, false);
-  std::vector<ContactId> pair_ids;
-  std::vector<int> match;
-  return NamesPointOf(mode_.contacts, c.id, points, true, pair_ids, match) ||
-         NamesPointOf(joined.contacts, c.id, points, false, pair_ids, match);
+  const int own = NamedPointAt(*model_, *data_, c.id, x, points);
+  if (own < 0) return false;
+  return ModeContactAt(mode_, points, own) >= 0 || NearestPointOfAny(joined.contacts, points, own);
 }
 
 int Hook::NamedModeContact(const Crossing& c, const StepGuards& detected) const {
@@ -153,10 +124,13 @@ std::vector<size_t> Hook::Process(std::vector<Crossing>& crossings, const StepGu
     if (tracker_->Sustained(GeomPair(c.id.geom1, c.id.geom2), c.time())) continue;
     // a liftoff's or release's contact in the mode as it is now (an earlier event of the step may
     // have moved its index or removed it): the one holding its point (NamedModeContact); none, and
-    // the crossing is not recorded — its contact has left the mode already
+    // the crossing is not recorded — its contact has left the mode already — but counted
     if (c.type != Crossing::kTouchdown) {
       const int k = NamedModeContact(c, detected);
-      if (k < 0) continue;
+      if (k < 0) {
+        crossings_of_removed_contacts_++;
+        continue;
+      }
       if (c.type == Crossing::kLiftoff && k != c.k) {
         c.k = k;
         crossings_->Localize(c, mode_, *prev_, *cur_, dt);
@@ -339,17 +313,15 @@ void Hook::ComposeOrderings(Data& data, const RestitutionTable& restitution, con
   ProbeMemo probes(*model_, x0.qpos, shared, links);
   // a member whose point the mode of the ordering holds already (mode0's, or an earlier member's
   // event's: a group naming one point twice) is not a new event: "in the mode" as the hook decides
-  // it everywhere (AlreadyInMode), the mode holding the point the member names at x's
-  // configuration (NamesPointOf, each point once) — no distance decides it
+  // it everywhere (AlreadyInMode: the point the member names at x's configuration, held by the mode
+  // each point once, ModeContactAt) — no distance decides it
   std::vector<ContactPoint> points;
-  std::vector<ContactId> pair_ids;
-  std::vector<int> match;
   auto holds = [&](const Mode& mode, const ContactId& id, const State& x) {
     if (std::none_of(mode.contacts.begin(), mode.contacts.end(), [&](const ContactId& held) { return held.SamePair(id); })) {
       return false;
     }
-    EvaluatePositionForPairs(*model_, data.aux(), x.qpos.data(), {id}, points, false);
-    return NamesPointOf(mode.contacts, id, points, true, pair_ids, match);
+    const int own = NamedPointAt(*model_, data, id, x, points);
+    return own >= 0 && ModeContactAt(mode, points, own) >= 0;
   };
   // the events of one ordering of a cluster, in order
   auto events_in_order = [&](const std::vector<ContactId>& order) {

@@ -123,20 +123,10 @@ void FollowHeld(const Model& model, Data& data, HybridState& s) {
   FollowHeldPoints(model, data.aux(), points, s.mode.contacts);
 }
 
-// whether a and b are the same hybrid state bit for bit (the run's identity, Advance)
+// whether a and b are the same hybrid state: x bit for bit, the same contacts (SameContacts; the run's identity, Advance)
 bool SameHybridState(const HybridState& a, const HybridState& b) {
-  if (!(SameBits(a.x.time, b.x.time) && SameBits(a.x.qpos, b.x.qpos) && SameBits(a.x.qvel, b.x.qvel) &&
-        SameBits(a.x.act, b.x.act) && a.mode.contacts.size() == b.mode.contacts.size())) {
-    return false;
-  }
-  for (size_t k = 0; k < a.mode.contacts.size(); k++) {
-    const ContactId &p = a.mode.contacts[k], &q = b.mode.contacts[k];
-    if (!(p.SamePair(q) && SameBits(p.anchor, q.anchor) && p.frictionless == q.frictionless &&
-          p.feature == q.feature)) {
-      return false;
-    }
-  }
-  return true;
+  return SameBits(a.x.time, b.x.time) && SameBits(a.x.qpos, b.x.qpos) && SameBits(a.x.qvel, b.x.qvel) &&
+         SameBits(a.x.act, b.x.act) && SameContacts(a.mode.contacts, b.mode.contacts);
 }
 
 }  // namespace

@@ -119,7 +119,8 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
 Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const ContactId& id,
                                      const FeatureGuard& guard);
 
-void FollowHeldPoints(const Model& model, const mjData* d, const std::vector<ContactPoint>& points,
+// (returns whether it moved an anchor: false when every anchor is, bit for bit, where it was)
+bool FollowHeldPoints(const Model& model, const mjData* d, const std::vector<ContactPoint>& points,
                       std::vector<ContactId>& contacts);
 std::vector<ContactId> WithFeatures(const mjModel* m, const mjData* d, const std::vector<ContactId>& contacts);
 bool NeedsFeatures(const mjModel* m, const std::vector<ContactId>& contacts);

@@ -54,8 +54,15 @@ struct ContactPoint {
   int mj_index = -1;        // index in mjData::contact
 };
 
-// Whether two lists name the same contacts in the same order (pair, anchor, feature, whether let
-// slip): a mode that did not change.
+// Whether a and b are the same contact of a mode: every field equal — the pair, the anchor (each
+// coordinate ==: no tolerance, so two points of a pair however near stay two contacts; +0 and −0
+// equal, a NaN anchor equals nothing), the held feature and whether it is let slip. The one
+// definition for a mode that did not change (SameContacts), the guards' renaming (crossings.cc) and
+// the rigid reference's run state (rigid_simulator.h). Not the hook's "the contact holding this
+// point" (ModeContactAt, contact_tracking.h: matching, no equality) nor "the same point, whatever
+// its friction" (NamedModeContact: a slip keeps the point).
+bool SameContact(const ContactId& a, const ContactId& b);
+// Whether two lists name the same contacts in the same order (SameContact): a mode that did not change.
 bool SameContacts(const std::vector<ContactId>& a, const std::vector<ContactId>& b);
 
 // Number of rigid constraint rows of a point: 1 for condim 1, 3 (normal, two tangents) otherwise.

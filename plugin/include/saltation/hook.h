@@ -141,6 +141,10 @@ class Hook {
   // release_prefilter), and the steps that had a mode to solve for
   long guard_solves_skipped() const;
   long guard_steps() const;
+  // liftoff and release crossings not recorded because an earlier event of their step had removed
+  // their mode contact (NamedModeContact: a release that let it go with another, ReleasePulling);
+  // since the last Reset. The CLI's summary notes them (with the worker: waits for it)
+  long crossings_of_removed_contacts() const;
 
   // Accumulated Φ(t ← t0) over the steps processed so far, as scale · matrix with
   // scale = exp(log_scale) (kept apart so long products do not overflow). Empty when not
@@ -225,6 +229,7 @@ class Hook {
   std::vector<HookEvent> found_;   // the step being kept's records (the bookkeeping's)
   std::vector<HookEvent> ready_;   // the worker's finished records, being delivered
   int group_counter_ = 0;
+  long crossings_of_removed_contacts_ = 0;  // (crossings_of_removed_contacts())
   long step_index_ = 0;
   bool delivering_ = false;        // on_event is running
   std::unique_ptr<Data> xi_data_;  // CompleteXi's, with the worker (made on first use)
