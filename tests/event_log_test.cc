@@ -349,6 +349,74 @@ TEST(EventLog, ReaderTypeChecksEveryFieldOfARecord) {
   }
 }
 
+// The CSV and the JSON record say the same of every flag (grazing, proxy, input_jump; a JSON flag
+// absent is false): on a run whose release is an input jump (the ball pulled off the plane by a
+// control that steps between steps, tests/input_jump_release_test.cc's scene with a motor), and on
+// records without Ξ carrying each flag (before, the CSV had no input_jump column and the JSON of a
+// record without Ξ dropped proxy and input_jump)
+TEST(EventLog, CsvAndJsonAgreeOnEveryFlag) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.01"><freejoint name="free"/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
+  </worldbody>
+  <actuator><motor name="lift" joint="free" gear="0 0 1 0 0 0"/></actuator>
+</mujoco>)");
+  Hook hook(m.get());
+  std::vector<HookEvent> events;
+  hook.on_event = [&](HookEvent& ev) { events.push_back(ev); };
+  DataPtr d(mj_makeData(m.get()));
+  while (d->time < 0.05) {
+    d->ctrl[0] = d->time >= 0.02 ? 2 * 0.1 * 9.81 : 0.0;
+    hook.Step(d.get());
+  }
+  int input_jumps = 0;
+  for (const HookEvent& ev : events) input_jumps += ev.input_jump ? 1 : 0;
+  ASSERT_EQ(input_jumps, 1);
+  // records without Ξ carrying the flags, each alone and all together
+  for (int bits = 0; bits < 8; bits++) {
+    HookEvent ev;
+    ev.kind = EventKind::kGraze;
+    ev.time = 0.06;
+    ev.contact = events.front().contact;
+    ev.grazing = bits & 1;
+    ev.proxy = bits & 2;
+    ev.input_jump = bits & 4;
+    events.push_back(ev);
+  }
+  std::vector<std::string> columns;
+  const std::string csv_header = HookEventCsvHeader();
+  for (size_t start = 0, comma; start <= csv_header.size(); start = comma + 1) {
+    comma = std::min(csv_header.find(',', start), csv_header.size());
+    columns.push_back(csv_header.substr(start, comma - start));
+  }
+  std::string log = EventLogHeader(hook, "ball.xml") + "\n";
+  for (const HookEvent& ev : events) log += HookEventToJson(hook.rigid_model(), ev) + "\n";
+  const EventLog read = ParseEventLog(log, "flags.jsonl");
+  ASSERT_EQ(read.records.size(), events.size());
+  int flags_true = 0;
+  for (size_t i = 0; i < events.size(); i++) {
+    const std::string row = HookEventToCsv(hook.rigid_model(), events[i]);
+    std::vector<std::string> cells;
+    for (size_t start = 0, comma; start <= row.size(); start = comma + 1) {
+      comma = std::min(row.find(',', start), row.size());
+      cells.push_back(row.substr(start, comma - start));
+    }
+    ASSERT_EQ(cells.size(), columns.size()) << row;
+    for (const char* flag : {"grazing", "proxy", "input_jump"}) {
+      const size_t c = std::find(columns.begin(), columns.end(), flag) - columns.begin();
+      ASSERT_LT(c, columns.size()) << flag << " has no CSV column";
+      const JsonValue* json = read.records[i].json.Find(flag);
+      const bool in_json = json && json->boolean();
+      EXPECT_EQ(cells[c], in_json ? "true" : "false") << flag << " of record " << i << ": " << row;
+      flags_true += in_json ? 1 : 0;
+    }
+  }
+  EXPECT_GE(flags_true, 1 + 12);  // the input jump, and 4 × 3 set on the records without Ξ
+}
+
 TEST(EventLog, ReaderSurvivesRandomMutations) {
   // what a fuzzer does, deterministic: flips, cuts and splices; every outcome a log or a
   // LogFormatError (anything else, or a crash, fails)
