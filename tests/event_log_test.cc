@@ -250,7 +250,7 @@ TEST(EventLog, ReaderRejectsMalformedLogsWithAClearMessage) {
   expect_error(chatter + "{\"shape\":[1,1],\"base\":\"zero\",\"mask\":\"AA==\",\"data\":\"\"}}\n", "not ndx × ndx");
   expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"point\":[1,2]}\n", "array of 3 numbers");
   expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"dreset_dt\":[1,2,3]}\n", "\"dreset_dt\" must be an array of " + ndx);
-  expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"dg_dt\":\"fast\"}\n", "\"dg_dt\": an entry is not a number");
+  expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"dg_dt\":\"fast\"}\n", "\"dg_dt\" must be a number (or null), not a string");
   expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"geom1\":\"\\ud800\"}\n", "surrogate");
   expect_error(header + "{\"time\":1,\"kind\":\"chatter\",\"a\":1,\"a\":2}\n", "duplicate key");
   expect_error(header + std::string(100000, '[') + "\n", "nested deeper");
@@ -260,6 +260,161 @@ TEST(EventLog, ReaderRejectsMalformedLogsWithAClearMessage) {
   std::string short_labels = header;
   short_labels.replace(short_labels.find("\"state_labels\":["), 16, "\"state_labels\":[\"x\",");
   expect_error(short_labels, "state_labels");
+}
+
+// Every field of a record is type-checked: a wrong type per field kind, an unknown field, kind or
+// feature name, a state vector of the wrong length, a truncated file — each a LogFormatError
+// naming the file, the line, the record's index and the field (before, a flag holding "yes", a
+// count holding 1.5, a label list of numbers, an unknown field, feature name or impact member were
+// accepted as written)
+TEST(EventLog, ReaderTypeChecksEveryFieldOfARecord) {
+  const std::string good = SmallLog();
+  const std::string header = good.substr(0, good.find('\n') + 1);
+  const int ndx = ParseEventLog(good).header.ndx;
+  ASSERT_EQ(ndx, 2);  // VerticalBall: one slide joint
+  const std::string chatter = "{\"time\":0.5,\"kind\":\"chatter\"}\n";
+  auto expect_error = [&](const std::string& fields, const std::string& words) {
+    // the bad record is the second (index 1, line 3), after a good one
+    const std::string text = header + chatter + "{\"time\":1,\"kind\":\"liftoff\"" + fields + "}\n";
+    try {
+      ParseEventLog(text, "t.jsonl");
+      ADD_FAILURE() << "accepted: " << fields;
+    } catch (const LogFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("t.jsonl:3: record 1"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  // flags: true or false only
+  expect_error(",\"input_jump\":\"yes\"", "\"input_jump\" must be true or false, not a string");
+  expect_error(",\"proxy\":1", "\"proxy\" must be true or false, not a number");
+  expect_error(",\"grazing\":null", "\"grazing\" must be true or false, not null");
+  // numbers: a number or null
+  expect_error(",\"restitution\":\"0.5\"", "\"restitution\" must be a number (or null), not a string");
+  expect_error(",\"xi_norm\":true", "\"xi_norm\" must be a number (or null), not true");
+  expect_error(",\"min_gap\":[1]", "\"min_gap\" must be a number (or null), not an array");
+  // counts: non-negative integers
+  expect_error(",\"rank_after\":1.5", "\"rank_after\" must be a non-negative integer, not 1.5");
+  expect_error(",\"group\":-1", "\"group\" must be a non-negative integer, not -1");
+  expect_error(",\"size\":\"2\"", "\"size\" must be a non-negative integer, not a string");
+  // names and labels
+  expect_error(",\"geom1\":3", "\"geom1\" must be a string, not a number");
+  expect_error(",\"released\":[\"a/b\",1]", "\"released\" must be an array of strings");
+  expect_error(",\"mode_after\":\"a/b\"", "\"mode_after\" must be an array of strings, not a string");
+  expect_error(",\"feature\":\"corner\"", "\"feature\" is \"corner\", not a feature name");
+  expect_error(",\"feature_before\":3", "\"feature_before\" must be a feature name, not a number");
+  // vectors of their length, entries numbers or null
+  expect_error(",\"point\":[0,0]", "\"point\" must be an array of 3 numbers, not one of 2");
+  expect_error(",\"bracket\":[0,\"1\"]", "\"bracket\" must hold numbers (or null), not a string");
+  expect_error(",\"grad_g\":[1]", "\"grad_g\" must be an array of " + std::to_string(ndx) + " numbers, not one of 1");
+  expect_error(",\"f_minus\":{}", "\"f_minus\" must be an array of " + std::to_string(ndx) + " numbers, not an object");
+  // the impact object, the matrices' shape
+  expect_error(",\"impact\":{\"rank\":\"x\"}", "\"impact.rank\" must be a non-negative integer, not a string");
+  expect_error(",\"impact\":{\"ranks\":1}", "\"impact\" has an unknown member \"ranks\"");
+  expect_error(",\"impact\":[]", "\"impact\" must be an object, not an array");
+  expect_error(",\"xi\":{\"shape\":[3,3],\"base\":\"identity\",\"mask\":\"AAA=\",\"data\":\"\"}",
+               "\"xi\" is 3 × 3, not ndx × ndx = 2 × 2");
+  expect_error(",\"xi\":[[1]]", "a matrix must be an object");
+  // unknown fields, kinds; the failure record's own rules
+  expect_error(",\"input-jump\":true", "unknown field \"input-jump\"");
+  expect_error(",\"error\":\"boom\"", "\"error\" belongs to a failure record only");
+  const auto refused = [&](const std::string& text, const std::string& words) {
+    try {
+      ParseEventLog(text, "t.jsonl");
+      ADD_FAILURE() << "accepted: " << text.substr(header.size());
+    } catch (const LogFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused(header + chatter + "{\"time\":1,\"kind\":\"Touchdown\"}\n", "t.jsonl:3: record 1: unknown kind \"Touchdown\"");
+  refused(header + chatter + "{\"time\":1,\"kind\":7}\n", "t.jsonl:3: record 1: \"kind\" must be a string");
+  refused(header + "{\"time\":1,\"kind\":\"failure\"}\n", "t.jsonl:2: record 0: a failure record without its \"error\"");
+  refused(header + "{\"time\":1,\"kind\":\"failure\",\"error\":\"x\",\"geom1\":\"a\"}\n",
+          "record 0: a failure record holds only time, kind and error, not \"geom1\"");
+  refused(header + "{\"time\":1,\"kind\":\"failure\",\"error\":\"x\"}\n" + chatter,
+          "t.jsonl:3: record 1: a record after the failure record");
+  // a truncated file: the last line cut in a matrix, or after a key
+  const std::string last = good.substr(good.rfind('\n', good.size() - 2) + 1);
+  const std::string cut = good.substr(0, good.size() - last.size()) + last.substr(0, last.find("\"dreset\"") + 20);
+  refused(cut, "t.jsonl:" + std::to_string(std::count(cut.begin(), cut.end(), '\n') + 1));
+  refused(header + "{\"time\":1,\"kind\":\"liftoff\",\"proxy\":", "t.jsonl:2: column");
+  // what the writers write is accepted: a failure record last, every feature name, flags false
+  const EventLog failed = ParseEventLog(header + chatter + "{\"time\":1,\"kind\":\"failure\",\"error\":\"unstable\"}\n");
+  ASSERT_EQ(failed.records.size(), 2u);
+  EXPECT_EQ(failed.records[1].kind, "failure");
+  for (const char* name : {"face", "edge", "vertex", "cylinder", "cap", "caps", "cap-face", "cap-edge", "cap-vertex",
+                           "cylinder-edge", "cylinder-vertex", "cyl-side", "cyl-face", "cyl-rim"}) {
+    EXPECT_NO_THROW(ParseEventLog(header + "{\"time\":1,\"kind\":\"feature\",\"feature\":\"" + name +
+                                  "\",\"feature_before\":\"" + name + "\",\"input_jump\":false}\n"))
+        << name;
+  }
+}
+
+// The CSV and the JSON record say the same of every flag (grazing, proxy, input_jump; a JSON flag
+// absent is false): on a run whose release is an input jump (the ball pulled off the plane by a
+// control that steps between steps, tests/input_jump_release_test.cc's scene with a motor), and on
+// records without Ξ carrying each flag (before, the CSV had no input_jump column and the JSON of a
+// record without Ξ dropped proxy and input_jump)
+TEST(EventLog, CsvAndJsonAgreeOnEveryFlag) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.01"><freejoint name="free"/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
+  </worldbody>
+  <actuator><motor name="lift" joint="free" gear="0 0 1 0 0 0"/></actuator>
+</mujoco>)");
+  Hook hook(m.get());
+  std::vector<HookEvent> events;
+  hook.on_event = [&](HookEvent& ev) { events.push_back(ev); };
+  DataPtr d(mj_makeData(m.get()));
+  while (d->time < 0.05) {
+    d->ctrl[0] = d->time >= 0.02 ? 2 * 0.1 * 9.81 : 0.0;
+    hook.Step(d.get());
+  }
+  int input_jumps = 0;
+  for (const HookEvent& ev : events) input_jumps += ev.input_jump ? 1 : 0;
+  ASSERT_EQ(input_jumps, 1);
+  // records without Ξ carrying the flags, each alone and all together
+  for (int bits = 0; bits < 8; bits++) {
+    HookEvent ev;
+    ev.kind = EventKind::kGraze;
+    ev.time = 0.06;
+    ev.contact = events.front().contact;
+    ev.grazing = bits & 1;
+    ev.proxy = bits & 2;
+    ev.input_jump = bits & 4;
+    events.push_back(ev);
+  }
+  std::vector<std::string> columns;
+  const std::string csv_header = HookEventCsvHeader();
+  for (size_t start = 0, comma; start <= csv_header.size(); start = comma + 1) {
+    comma = std::min(csv_header.find(',', start), csv_header.size());
+    columns.push_back(csv_header.substr(start, comma - start));
+  }
+  std::string log = EventLogHeader(hook, "ball.xml") + "\n";
+  for (const HookEvent& ev : events) log += HookEventToJson(hook.rigid_model(), ev) + "\n";
+  const EventLog read = ParseEventLog(log, "flags.jsonl");
+  ASSERT_EQ(read.records.size(), events.size());
+  int flags_true = 0;
+  for (size_t i = 0; i < events.size(); i++) {
+    const std::string row = HookEventToCsv(hook.rigid_model(), events[i]);
+    std::vector<std::string> cells;
+    for (size_t start = 0, comma; start <= row.size(); start = comma + 1) {
+      comma = std::min(row.find(',', start), row.size());
+      cells.push_back(row.substr(start, comma - start));
+    }
+    ASSERT_EQ(cells.size(), columns.size()) << row;
+    for (const char* flag : {"grazing", "proxy", "input_jump"}) {
+      const size_t c = std::find(columns.begin(), columns.end(), flag) - columns.begin();
+      ASSERT_LT(c, columns.size()) << flag << " has no CSV column";
+      const JsonValue* json = read.records[i].json.Find(flag);
+      const bool in_json = json && json->boolean();
+      EXPECT_EQ(cells[c], in_json ? "true" : "false") << flag << " of record " << i << ": " << row;
+      flags_true += in_json ? 1 : 0;
+    }
+  }
+  EXPECT_GE(flags_true, 1 + 12);  // the input jump, and 4 × 3 set on the records without Ξ
 }
 
 TEST(EventLog, ReaderSurvivesRandomMutations) {

@@ -33,7 +33,7 @@ const char* Bool(bool b) { return b ? "true" : "false"; }
 
 std::string HookEventCsvHeader() {
   return "time,kind,group,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,proxy,"
-         "min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,normal_velocity_plus,dg_dt,"
+         "input_jump,min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,normal_velocity_plus,dg_dt,"
          "dreset_dt_norm,error";
 }
 
@@ -54,7 +54,7 @@ std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
   } else {
     row += ",,,";
   }
-  row += std::string(",") + Bool(ev.grazing) + ',' + Bool(ev.proxy);
+  row += std::string(",") + Bool(ev.grazing) + ',' + Bool(ev.proxy) + ',' + Bool(ev.input_jump);
   row += ',' + (k == EventKind::kNearMiss ? Cell(ev.min_gap) : "");
   row += ',' + (k == EventKind::kSimultaneous ? std::to_string(ev.group_size) : "");
   row += ',' + (k == EventKind::kSimultaneous ? Cell(ev.order_spread) : "");

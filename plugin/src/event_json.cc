@@ -245,8 +245,13 @@ std::string HookEventToJson(const Model& model, const HookEvent& ev) {
     NumberField(out, "normal_velocity_minus", ev.normal_velocity_minus);
     NumberField(out, "normal_velocity_plus", ev.normal_velocity_plus);
   } else if (ev.kind == EventKind::kGraze) {
-    out << ",\"grazing\":true,\"xi\":null";
+    out << ",\"xi\":null";
   }
+  // a flag is written where true (an absent one is false), as the CSV's column says it
+  if (ev.kind != EventKind::kSimultaneous && ev.group >= 0) out << ",\"group\":" << ev.group;
+  if (ev.grazing) out << ",\"grazing\":true";
+  if (ev.proxy) out << ",\"proxy\":true";
+  if (ev.input_jump) out << ",\"input_jump\":true";
   out << '}';
   return out.str();
 }

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
+#include "saltation/contact_features.h"
 #include "saltation/event_kind.h"
 #include "saltation/event_log_header.h"
+#include "saltation/json_text.h"
 
 namespace saltation {
 
@@ -225,6 +228,198 @@ const Eigen::MatrixXd& LogRecord::Matrix(const std::string& key) const {
   return it->second;
 }
 
+namespace {
+
+// what a record field holds (docs/log-format.md, "Records")
+enum class FieldType {
+  kNumber,    // a number, or null (a non-finite value)
+  kCount,     // a non-negative integer
+  kFlag,      // true or false
+  kText,      // a string
+  kFeature,   // a feature name (FeatureName)
+  kLabels,    // an array of strings (contact labels)
+  kPoint,     // 3 numbers (or null)
+  kBracket,   // 2 numbers (or null)
+  kState,     // ndx numbers (or null)
+  kMatrix,    // null or a compact ndx × ndx matrix (decoded into LogRecord::matrices)
+  kImpact,    // {"candidates", "impulse_set", "rank", "kinetic_energy_minus", "kinetic_energy_plus"}
+};
+
+struct FieldRule {
+  const char* key;
+  FieldType type;
+};
+
+// every field a record may carry but time and kind (read first); any other key is refused
+constexpr FieldRule kRecordFields[] = {
+    {"geom1", FieldType::kText},          {"geom2", FieldType::kText},
+    {"body1", FieldType::kText},          {"body2", FieldType::kText},
+    {"point", FieldType::kPoint},         {"restitution", FieldType::kNumber},
+    {"transversality", FieldType::kNumber}, {"transversality_rel", FieldType::kNumber},
+    {"grazing", FieldType::kFlag},        {"proxy", FieldType::kFlag},
+    {"input_jump", FieldType::kFlag},     {"f_minus", FieldType::kState},
+    {"f_plus", FieldType::kState},        {"grad_g", FieldType::kState},
+    {"dt_dx", FieldType::kState},         {"dg_dt", FieldType::kNumber},
+    {"dreset_dt", FieldType::kState},     {"xi", FieldType::kMatrix},
+    {"xi_norm", FieldType::kNumber},      {"dreset", FieldType::kMatrix},
+    {"bracket", FieldType::kBracket},     {"rank_after", FieldType::kCount},
+    {"mode_before", FieldType::kLabels},  {"mode_after", FieldType::kLabels},
+    {"released", FieldType::kLabels},     {"feature", FieldType::kFeature},
+    {"feature_before", FieldType::kFeature}, {"feature_after", FieldType::kFeature},
+    {"impact", FieldType::kImpact},       {"group", FieldType::kCount},
+    {"size", FieldType::kCount},          {"order_spread", FieldType::kNumber},
+    {"composite_first", FieldType::kMatrix}, {"composite_reverse", FieldType::kMatrix},
+    {"min_gap", FieldType::kNumber},      {"accumulation_time", FieldType::kNumber},
+    {"ratio", FieldType::kNumber},        {"normal_velocity_minus", FieldType::kNumber},
+    {"normal_velocity_plus", FieldType::kNumber}, {"error", FieldType::kText},
+};
+
+// the kind of the run's last record when it failed (tools/failure_record.h): only "error" beside
+// time and kind
+constexpr const char* kFailureKind = "failure";
+
+const char* TypeName(const JsonValue& v) {
+  switch (v.type()) {
+    case JsonValue::Type::kNull: return "null";
+    case JsonValue::Type::kBool: return v.boolean() ? "true" : "false";
+    case JsonValue::Type::kNumber: return "a number";
+    case JsonValue::Type::kString: return "a string";
+    case JsonValue::Type::kArray: return "an array";
+    case JsonValue::Type::kObject: return "an object";
+  }
+  return "?";
+}
+
+// every name FeatureName gives (the codes of all families lie below 4096)
+bool KnownFeature(const std::string& name) {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> out;
+    for (int code = 0; code < 4096; code++) out.insert(FeatureName(code));
+    out.erase("");
+    return out;
+  }();
+  return names.count(name) != 0;
+}
+
+// "<where>: "<field>" <what>"
+[[noreturn]] void BadField(const std::string& where, const std::string& field, const std::string& what) {
+  throw LogFormatError(where + ": \"" + field + "\" " + what);
+}
+
+void CheckNumber(const JsonValue& v, const std::string& where, const std::string& field) {
+  if (!v.is_number() && !v.is_null()) BadField(where, field, "must be a number (or null), not " + std::string(TypeName(v)));
+}
+
+void CheckCount(const JsonValue& v, const std::string& where, const std::string& field) {
+  if (!v.is_number() || !(v.number() >= 0) || v.number() > static_cast<double>(1LL << 30) ||
+      v.number() != std::floor(v.number())) {
+    BadField(where, field, "must be a non-negative integer, not " +
+                               (v.is_number() ? JsonNumber(v.number()) : std::string(TypeName(v))));
+  }
+}
+
+void CheckLabels(const JsonValue& v, const std::string& where, const std::string& field) {
+  if (!v.is_array()) BadField(where, field, "must be an array of strings, not " + std::string(TypeName(v)));
+  for (const JsonValue& s : v.items()) {
+    if (!s.is_string()) BadField(where, field, "must be an array of strings, not one holding " + std::string(TypeName(s)));
+  }
+}
+
+void CheckNumbers(const JsonValue& v, size_t size, const std::string& where, const std::string& field) {
+  if (!v.is_array() || v.items().size() != size) {
+    BadField(where, field, "must be an array of " + std::to_string(size) + " numbers, not " +
+                               (v.is_array() ? "one of " + std::to_string(v.items().size()) : std::string(TypeName(v))));
+  }
+  for (const JsonValue& x : v.items()) {
+    if (!x.is_number() && !x.is_null()) {
+      BadField(where, field, "must hold numbers (or null), not " + std::string(TypeName(x)));
+    }
+  }
+}
+
+void CheckImpact(const JsonValue& v, const std::string& where) {
+  if (!v.is_object()) BadField(where, "impact", "must be an object, not " + std::string(TypeName(v)));
+  for (size_t i = 0; i < v.keys().size(); i++) {
+    const std::string& key = v.keys()[i];
+    const std::string field = "impact." + key;
+    if (key == "candidates" || key == "impulse_set") {
+      CheckLabels(v.items()[i], where, field);
+    } else if (key == "rank") {
+      CheckCount(v.items()[i], where, field);
+    } else if (key == "kinetic_energy_minus" || key == "kinetic_energy_plus") {
+      CheckNumber(v.items()[i], where, field);
+    } else {
+      BadField(where, "impact", "has an unknown member \"" + key + "\"");
+    }
+  }
+}
+
+// one record (not the header): time, kind and every field type-checked, matrices decoded;
+// `where` names the file, the line and the record's index
+LogRecord ReadRecord(JsonValue json, int line, int ndx, const std::string& where) {
+  if (!json.is_object()) Bad(where, "a record must be a JSON object");
+  LogRecord r;
+  r.line = line;
+  r.kind = Text(json, "kind", where);
+  EventKind kind;
+  if (r.kind == "header") Bad(where, "a second header (logs of two runs in one file?)");
+  if (r.kind != kFailureKind && !ParseEventKind(r.kind, &kind)) Bad(where, "unknown kind \"" + r.kind + "\"");
+  const JsonValue& time = Member(json, "time", where);
+  if (!time.is_number()) BadField(where, "time", "must be a number, not " + std::string(TypeName(time)));
+  r.time = time.number();
+  if (r.kind == kFailureKind && !json.Find("error")) Bad(where, "a failure record without its \"error\"");
+  // matrices in kMatrixFields' order (a base names one decoded before), the rest in the record's
+  for (const char* key : kMatrixFields) {
+    const JsonValue* m = json.Find(key);
+    if (!m || m->is_null()) continue;
+    Eigen::MatrixXd A = DecodeMatrix(*m, where + ": \"" + key + "\"", &r.matrices);
+    if (A.rows() != ndx || A.cols() != ndx) {
+      Bad(where, std::string("\"") + key + "\" is " + std::to_string(A.rows()) + " × " + std::to_string(A.cols()) +
+                     ", not ndx × ndx = " + std::to_string(ndx) + " × " + std::to_string(ndx));
+    }
+    r.matrices.emplace(key, std::move(A));
+  }
+  for (size_t i = 0; i < json.keys().size(); i++) {
+    const std::string& key = json.keys()[i];
+    if (key == "time" || key == "kind") continue;
+    const JsonValue& v = json.items()[i];
+    const FieldRule* rule = nullptr;
+    for (const FieldRule& f : kRecordFields) {
+      if (key == f.key) rule = &f;
+    }
+    if (!rule) Bad(where, "unknown field \"" + key + "\"");
+    if ((key == "error") != (r.kind == kFailureKind)) {
+      Bad(where, r.kind == kFailureKind ? "a failure record holds only time, kind and error, not \"" + key + "\""
+                                        : std::string("\"error\" belongs to a failure record only"));
+    }
+    switch (rule->type) {
+      case FieldType::kNumber: CheckNumber(v, where, key); break;
+      case FieldType::kCount: CheckCount(v, where, key); break;
+      case FieldType::kFlag:
+        if (v.type() != JsonValue::Type::kBool) BadField(where, key, "must be true or false, not " + std::string(TypeName(v)));
+        break;
+      case FieldType::kText:
+        if (!v.is_string()) BadField(where, key, "must be a string, not " + std::string(TypeName(v)));
+        break;
+      case FieldType::kFeature:
+        if (!v.is_string()) BadField(where, key, "must be a feature name, not " + std::string(TypeName(v)));
+        if (!KnownFeature(v.string())) BadField(where, key, "is \"" + v.string() + "\", not a feature name");
+        break;
+      case FieldType::kLabels: CheckLabels(v, where, key); break;
+      case FieldType::kPoint: CheckNumbers(v, 3, where, key); break;
+      case FieldType::kBracket: CheckNumbers(v, 2, where, key); break;
+      case FieldType::kState: CheckNumbers(v, static_cast<size_t>(ndx), where, key); break;
+      case FieldType::kMatrix: break;  // decoded above
+      case FieldType::kImpact: CheckImpact(v, where); break;
+    }
+  }
+  if (const JsonValue* g = json.Find("group")) r.group = static_cast<int>(g->number());
+  r.json = std::move(json);
+  return r;
+}
+
+}  // namespace
+
 EventLog ParseEventLog(std::string_view text, const std::string& name) {
   EventLog log;
   bool have_header = false;
@@ -237,7 +432,7 @@ EventLog ParseEventLog(std::string_view text, const std::string& name) {
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     line_number++;
-    const std::string where = name + ":" + std::to_string(line_number);
+    std::string where = name + ":" + std::to_string(line_number);
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     JsonValue json = ParseJson(line, where);
     if (!have_header) {
@@ -245,44 +440,15 @@ EventLog ParseEventLog(std::string_view text, const std::string& name) {
       have_header = true;
       continue;
     }
-    if (!json.is_object()) Bad(where, "a record must be a JSON object");
-    LogRecord r;
-    r.line = line_number;
-    r.kind = Text(json, "kind", where);
-    EventKind kind;
-    if (r.kind == "header") Bad(where, "a second header (logs of two runs in one file?)");
-    if (!ParseEventKind(r.kind, &kind)) Bad(where, "unknown kind \"" + r.kind + "\"");
-    const JsonValue& time = Member(json, "time", where);
-    if (!time.is_number()) Bad(where, "\"time\" must be a number");
-    r.time = time.number();
+    where += ": record " + std::to_string(log.records.size());
+    if (!log.records.empty() && log.records.back().kind == kFailureKind) {
+      Bad(where, "a record after the failure record (a failure ends the run)");
+    }
+    LogRecord r = ReadRecord(std::move(json), line_number, log.header.ndx, where);
     if (r.time < last_time) {
       Bad(where, "records out of time order (" + std::to_string(r.time) + " s after " + std::to_string(last_time) + " s)");
     }
     last_time = r.time;
-    if (const JsonValue* g = json.Find("group")) r.group = static_cast<int>(Count(*g, where, "group", 1LL << 30));
-    for (const char* key : kMatrixFields) {
-      const JsonValue* m = json.Find(key);
-      if (!m || m->is_null()) continue;
-      Eigen::MatrixXd A = DecodeMatrix(*m, where + ": \"" + key + "\"", &r.matrices);
-      if (A.rows() != log.header.ndx || A.cols() != log.header.ndx) {
-        Bad(where, std::string("\"") + key + "\" is " + std::to_string(A.rows()) + " × " + std::to_string(A.cols()) +
-                       ", not ndx × ndx = " + std::to_string(log.header.ndx) + " × " + std::to_string(log.header.ndx));
-      }
-      r.matrices.emplace(key, std::move(A));
-    }
-    const std::pair<const char*, int> vectors[] = {{"point", 3}, {"bracket", 2}, {"f_minus", log.header.ndx},
-                                                   {"f_plus", log.header.ndx}, {"grad_g", log.header.ndx},
-                                                   {"dt_dx", log.header.ndx}, {"dreset_dt", log.header.ndx}};
-    for (const auto& [key, size] : vectors) {
-      const JsonValue* v = json.Find(key);
-      if (!v) continue;
-      if (!v->is_array() || static_cast<int>(v->items().size()) != size) {
-        Bad(where, std::string("\"") + key + "\" must be an array of " + std::to_string(size) + " numbers");
-      }
-      for (const JsonValue& x : v->items()) Entry(x, where + ": \"" + key + "\"");
-    }
-    if (const JsonValue* g = json.Find("dg_dt")) Entry(*g, where + ": \"dg_dt\"");
-    r.json = std::move(json);
     log.records.push_back(std::move(r));
   }
   if (!have_header) Bad(name, "empty log: no header");

@@ -169,59 +169,129 @@ class Event:
         return isinstance(other, Event) and self._record == other._record
 
 
+# the flags (docs/log-format.md): true/false on every CSV row; in JSON written where true (and
+# grazing, proxy on every record with Ξ), absent meaning false; read_events gives bools on every row
+FLAGS = ("grazing", "proxy", "input_jump")
+# the CSV's cells by type (its header is _core.csv_columns): numbers finite or empty, counts
+# non-negative integers or empty, text as written
+_CSV_COUNTS = ("group", "size")
+_CSV_TEXT = ("kind", "geom1", "geom2", "error")
+FAILURE = "failure"  # the kind of a failed run's last record (time, kind and error only)
+
+
+def _read_text(path):
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
+
+
+def _read_jsonl(path, text):
+    from . import _core
+    _core.check_event_log(text, str(path))  # ValueError naming the line, the record and the field
+    rows = []
+    header = None
+    for line in text.split("\n"):
+        if not line.strip(" \t\r"):
+            continue
+        record = json.loads(line)
+        if header is None:
+            header = record
+            continue
+        record = _decode_record(record)
+        for flag in FLAGS:
+            record.setdefault(flag, False)
+        rows.append(record)
+    return header, rows
+
+
+def _read_csv(path, text):
+    import csv
+    from . import _core
+    columns = list(_core.csv_columns)
+    kinds = set(_core.event_kinds) | {FAILURE}
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    rows = []
+    last_time = -math.inf
+    try:
+        parsed = list(enumerate(csv.reader(lines, strict=True), 1))
+    except csv.Error as e:
+        raise ValueError(f"{path}: not a CSV log ({e})") from None
+    for number, cells in parsed:
+        if not cells:
+            continue  # a blank line
+        if number == 1:
+            if cells != columns:
+                raise ValueError(f"{path}:1: the CSV header is not saltation's ({','.join(columns)})")
+            continue
+        where = f"{path}:{number}: record {len(rows)}"
+        if len(cells) != len(columns):
+            raise ValueError(f"{where}: {len(cells)} cells, not {len(columns)} (a truncated file?)")
+        row = dict(zip(columns, cells))
+        if row["kind"] not in kinds:
+            raise ValueError(f"{where}: unknown kind {row['kind']!r}")
+        failure = row["kind"] == FAILURE
+        out = {}
+        for key, cell in row.items():
+            if failure and key not in ("time", "kind", "error"):
+                if cell:
+                    raise ValueError(f"{where}: a failure row holds only time, kind and error, not {key!r}")
+                out[key] = False if key in FLAGS else "" if key in _CSV_TEXT else math.nan
+            elif key in FLAGS:
+                if cell not in ("true", "false"):
+                    raise ValueError(f"{where}: {key!r} must be true or false, not {cell!r}")
+                out[key] = cell == "true"
+            elif key in _CSV_TEXT:
+                if key == "error" and cell and not failure:
+                    raise ValueError(f"{where}: 'error' belongs to a failure row only")
+                out[key] = cell
+            elif not cell and key != "time":
+                out[key] = math.nan
+            else:
+                try:
+                    value = float(cell)
+                except ValueError:
+                    value = math.nan
+                if not math.isfinite(value):
+                    raise ValueError(f"{where}: {key!r} must be a finite number{'' if key == 'time' else ' or empty'}, "
+                                     f"not {cell!r}")
+                if key in _CSV_COUNTS and (value < 0 or value != int(value)):
+                    raise ValueError(f"{where}: {key!r} must be a non-negative integer or empty, not {cell!r}")
+                out[key] = value
+        if rows and rows[-1]["kind"] == FAILURE:
+            raise ValueError(f"{where}: a record after the failure record (a failure ends the run)")
+        if out["time"] < last_time:
+            raise ValueError(f"{where}: records out of time order ({out['time']} s after {last_time} s)")
+        last_time = out["time"]
+        rows.append(out)
+    return rows
+
+
 def read_events(path):
-    """A JSON Lines log (saltation record/rigid --out, the plugin's `log`) as a pandas DataFrame:
-    one row per record, in time order, vector and matrix fields as numpy arrays (the doubles
-    written, bit for bit). The header record is df.attrs["header"] (a dict: model, nq, nv, na,
-    timestep, integrator, state_labels — the row and column names of every Ξ —, units, options).
-    FileNotFoundError for a missing file; ValueError naming the line for a log that is not one
-    (no header, a line that is not a JSON object, a malformed matrix, records out of time order).
+    """An event log as a pandas DataFrame: one row per record, in time order. Either form
+    (docs/log-format.md), told by its first line (the CSV's starts "time,"):
+
+    - JSON Lines (saltation record/rigid --out, the plugin's `log`): vector and matrix fields as
+      numpy arrays (the doubles written, bit for bit); the header record is df.attrs["header"] (a
+      dict: model, nq, nv, na, timestep, integrator, state_labels — the row and column names of
+      every Ξ —, units, options).
+    - CSV (saltation record --csv): its columns, numbers as floats (NaN for an empty cell);
+      df.attrs["header"] is None (the CSV has none).
+
+    Either way the flags grazing, proxy and input_jump are bools on every row (an absent JSON flag
+    is False), the same values for the same run. Every field is type-checked (the C++ reader,
+    event_log_reader.h, checks the JSON Lines). FileNotFoundError for a missing file; ValueError
+    naming the line, the record (df.iloc[i]) and the field for a log that is not one.
     """
     import pandas as pd
 
-    rows = []
-    header = None
-    last_time = -math.inf
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{number}: not a JSON record ({e.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{number}: not a JSON object")
-            if header is None:
-                if record.get("kind") != "header":
-                    raise ValueError(f"{path}:{number}: the first record is not the header (\"kind\": \"header\"): "
-                                     "a log of an older saltation, or not a log")
-                if record.get("schema") != SCHEMA:
-                    raise ValueError(f"{path}:{number}: schema {record.get('schema')!r} is not {SCHEMA!r}")
-                labels = record.get("state_labels")
-                ndx = 2 * record.get("nv", -1) + record.get("na", -1)
-                if not isinstance(labels, list) or len(labels) != ndx:
-                    raise ValueError(f"{path}:{number}: state_labels must name 2nv + na = {ndx} coordinates")
-                header = record
-                continue
-            if record.get("kind") == "header":
-                raise ValueError(f"{path}:{number}: a second header (logs of two runs in one file?)")
-            time = record.get("time")
-            if not isinstance(time, (int, float)) or isinstance(time, bool):
-                raise ValueError(f"{path}:{number}: \"time\" must be a number")
-            if time < last_time:
-                raise ValueError(f"{path}:{number}: records out of time order ({time} s after {last_time} s)")
-            last_time = time
-            try:
-                record = _decode_record(record)
-            except ValueError as e:
-                raise ValueError(f"{path}:{number}: {e}") from None
-            for key in MATRIX_FIELDS:
-                if record.get(key) is not None and record[key].shape != (ndx, ndx):
-                    raise ValueError(f"{path}:{number}: {key} is {record[key].shape}, not ndx × ndx = ({ndx}, {ndx})")
-            rows.append(record)
-    if header is None:
-        raise ValueError(f"{path}: empty log: no header")
+    text = _read_text(path)
+    first = next((line for line in text.split("\n") if line.strip(" \t\r")), "")
+    if first.startswith("time,"):  # the CSV's header row
+        header, rows = None, _read_csv(path, text)
+    else:
+        header, rows = _read_jsonl(path, text)
     df = pd.DataFrame(rows)
     df.attrs["header"] = header
     return df

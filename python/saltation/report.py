@@ -265,6 +265,9 @@ def render(log, top=5):
     from ._events import read_events
     df = read_events(log)
     h = df.attrs["header"]
+    if h is None:
+        raise ValueError(f"{os.fspath(log)} is a CSV log: the report needs the JSON Lines log (record --out), "
+                         "which has the header and the matrices")
     plt = _pyplot()
     title = f"saltation report: {h.get('model') or h.get('model_name') or log}"
     body = "".join([_summary(df, h), _timeline(df, plt), _xi_norm(df, h, plt), _largest(df, h, plt, top),

@@ -8,6 +8,7 @@ namespace saltation::python {
 
 void BindHook(pybind11::module_& m);      // hook_binding.cc: _Hook
 void BindAnalysis(pybind11::module_& m);  // analysis_binding.cc: rigid, floquet, state_labels
+void BindLogs(pybind11::module_& m);      // log_binding.cc: check_event_log, event_kinds
 
 }  // namespace saltation::python
 

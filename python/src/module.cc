@@ -30,4 +30,5 @@ PYBIND11_MODULE(_core, m) {
   }, "path of the libmujoco this module is linked to");
   saltation::python::BindHook(m);
   saltation::python::BindAnalysis(m);
+  saltation::python::BindLogs(m);
 }

@@ -92,7 +92,7 @@ def test_the_libraries_xi_decodes_to_the_hooks_doubles(tmp_path, cli, scene_file
     ('{header}\n{"time":1,"kind":"chatter","dreset":{"shape":[1,1],"base":"zero","mask":"AA==","data":""}}\n',
      "not ndx"),
     ('{header}\n{"time":1,"kind":"chatter","xi":{"shape":[12,12],"base":"dreset","mask":"","data":""}}\n',
-     "base 'dreset'"),
+     'base "dreset"'),
 ])
 def test_malformed_logs_raise_value_error(tmp_path, text, message):
     header = EXAMPLE.read_text().splitlines()[0]
@@ -146,3 +146,128 @@ def test_moving_surface_fields_read_as_numbers_and_arrays(tmp_path):
     csv = pd.read_csv(EXAMPLE.with_suffix(".csv"))
     assert list(csv.columns[-3:]) == ["dg_dt", "dreset_dt_norm", "error"]
     assert csv.dg_dt.isna().all()
+
+
+def _touchdown_with(**fields):
+    """The example's header and its touchdown (record 0) with `fields` replaced (None: removed)."""
+    header, record, *rest = EXAMPLE.read_text().splitlines()
+    r = json.loads(record)
+    for key, value in fields.items():
+        if value is None:
+            r.pop(key)
+        else:
+            r[key] = value
+    return "\n".join([header, json.dumps(r), *rest]) + "\n"
+
+
+# a bad field of each kind in record 0 (line 2): each ValueError names the line, the record and
+# the field; before, read_events returned these as written ("yes" came back as "yes")
+@pytest.mark.parametrize("fields, message", [
+    ({"input_jump": "yes"}, '"input_jump" must be true or false, not a string'),
+    ({"proxy": 1}, '"proxy" must be true or false, not a number'),
+    ({"grazing": None, "proxy": None, "input_jump": "true"}, '"input_jump" must be true or false'),
+    ({"restitution": "0.6"}, '"restitution" must be a number \\(or null\\), not a string'),
+    ({"rank_after": 1.5}, '"rank_after" must be a non-negative integer, not 1.5'),
+    ({"geom1": 3}, '"geom1" must be a string, not a number'),
+    ({"mode_after": [1]}, '"mode_after" must be an array of strings'),
+    ({"feature": "corner"}, '"feature" is "corner", not a feature name'),
+    ({"kind": "bounce"}, 'unknown kind "bounce"'),
+    ({"input-jump": True}, 'unknown field "input-jump"'),
+    ({"grad_g": [0.0] * 11}, '"grad_g" must be an array of 12 numbers, not one of 11'),
+    ({"point": [0, 0, "z"]}, '"point" must hold numbers \\(or null\\), not a string'),
+    ({"impact": {"rank": -1}}, '"impact.rank" must be a non-negative integer, not -1'),
+    ({"dreset": {"shape": [2, 2], "base": "identity", "mask": "AA==", "data": ""}, "xi": None},
+     '"dreset" is 2 × 2, not ndx × ndx = 12 × 12'),
+    ({"xi": [[1.0] * 12] * 12}, "a matrix must be an object"),
+])
+def test_every_field_is_type_checked(tmp_path, fields, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(_touchdown_with(**fields))
+    with pytest.raises(ValueError, match=f"bad.jsonl:2: record 0: .*{message}"):
+        saltation.read_events(path)
+
+
+def test_a_truncated_log_or_a_non_finite_time_is_refused(tmp_path):
+    text = EXAMPLE.read_text()
+    path = tmp_path / "cut.jsonl"
+    path.write_text(text[:text.index('"dreset":', text.index("\n")) + 30])  # cut inside record 0's matrix
+    with pytest.raises(ValueError, match="cut.jsonl:2: column"):
+        saltation.read_events(path)
+    # Python's json reads NaN; a log never holds it (a non-finite number is null, time is finite)
+    path.write_text(_touchdown_with().replace('"time": 0.4364389927466057', '"time": NaN', 1))
+    with pytest.raises(ValueError, match="cut.jsonl:2"):
+        saltation.read_events(path)
+
+
+CSV_HEADER = ("time,kind,group,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,proxy,"
+              "input_jump,min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,"
+              "normal_velocity_plus,dg_dt,dreset_dt_norm,error")
+
+
+@pytest.mark.parametrize("row, message", [
+    ("0.5,touchdown,,floor,ball,0.6,-3,0.9,19,yes,false,false,,,,,,,,,,", "'grazing' must be true or false, not 'yes'"),
+    ("0.5,touchdown,,floor,ball,0.6,-3,0.9,19,false,false,,,,,,,,,,,", "'input_jump' must be true or false, not ''"),
+    ("0.5,touchdown,,floor,ball,0.6,abc,0.9,19,false,false,false,,,,,,,,,,", "'transversality' must be a finite number"),
+    ("0.5,touchdown,,floor,ball,inf,-3,0.9,19,false,false,false,,,,,,,,,,", "'restitution' must be a finite number"),
+    (",touchdown,,floor,ball,0.6,-3,0.9,19,false,false,false,,,,,,,,,,", "'time' must be a finite number, not ''"),
+    ("0.5,touchdown,1.5,floor,ball,0.6,-3,0.9,19,false,false,false,,,,,,,,,,", "'group' must be a non-negative integer"),
+    ("0.5,bounce,,floor,ball,0.6,-3,0.9,19,false,false,false,,,,,,,,,,", "unknown kind 'bounce'"),
+    ("0.5,touchdown,,floor,ball,0.6,-3,0.9,19,false", "10 cells, not 22 \\(a truncated file\\?\\)"),
+    ("0.5,touchdown,,floor,ball,0.6,-3,0.9,19,false,false,false,,,,,,,,,,boom", "'error' belongs to a failure row"),
+])
+def test_the_csv_is_type_checked_too(tmp_path, row, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(f"{CSV_HEADER}\n0.25,chatter,,floor,ball,,,,,false,false,false,,,,,,,,,,\n{row}\n")
+    with pytest.raises(ValueError, match=f"bad.csv:3: record 1: {message}"):
+        saltation.read_events(path)
+    path.write_text(CSV_HEADER.replace(",input_jump", "") + "\n")  # the CSV of before: no input_jump column
+    with pytest.raises(ValueError, match="bad.csv:1: the CSV header is not saltation's"):
+        saltation.read_events(path)
+
+
+# the ball of tests/input_jump_release_test.cc resting on a plane, pulled up at 0.02 s by a motor
+# whose control steps from 0 to twice the weight between two steps: a release at an input jump
+PULLED_BALL = """
+<mujoco>
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.01"><freejoint name="free"/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
+  </worldbody>
+  <actuator><motor name="lift" joint="free" gear="0 0 1 0 0 0"/></actuator>
+</mujoco>
+"""
+
+
+def test_csv_and_json_say_the_same_of_every_flag(cli, tmp_path):
+    model = tmp_path / "pulled.xml"
+    model.write_text(PULLED_BALL)
+    ctrl = tmp_path / "ctrl.csv"
+    ctrl.write_text("time,lift\n0,0\n0.0195,0\n0.0196,1.962\n1,1.962\n")
+    jsonl, table = tmp_path / "pulled.jsonl", tmp_path / "pulled.csv"
+    cli("record", model, "--duration", "0.05", "--ctrl", ctrl, "--out", jsonl, "--csv", table, "--quiet")
+    df, dc = saltation.read_events(jsonl), saltation.read_events(table)
+    assert dc.attrs["header"] is None and df.attrs["header"]["model"] == str(model)
+    assert list(df.kind) == list(dc.kind) and list(df.time) == list(dc.time)
+    for flag in ("grazing", "proxy", "input_jump"):
+        assert df[flag].dtype == bool and dc[flag].dtype == bool, flag
+        assert list(df[flag]) == list(dc[flag]), flag
+    jumps = df[df.input_jump]
+    assert list(jumps.kind) == ["liftoff"] and abs(jumps.time.iloc[0] - 0.02) < 1e-12
+    assert not jumps.proxy.iloc[0] and np.array_equal(jumps.xi.iloc[0], np.eye(12))
+    # pandas reads the CSV as it is: the same flags
+    raw = pd.read_csv(table)
+    assert list(raw.input_jump) == list(dc.input_jump)
+
+
+def test_report_refuses_a_bad_log_and_writes_nothing(tmp_path):
+    from saltation import report
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(_touchdown_with(input_jump="yes"))
+    out = tmp_path / "r.html"
+    assert report.main([str(bad), "--out", str(out)]) == 1
+    assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+    table = tmp_path / "log.csv"
+    table.write_text(EXAMPLE.with_suffix(".csv").read_text())
+    assert report.main([str(table), "--out", str(out)]) == 1
+    assert not out.exists()

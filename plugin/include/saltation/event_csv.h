@@ -2,13 +2,13 @@
 // flag, an empty cell where a field does not apply to the record's kind (docs/log-format.md).
 //
 //   time,kind,group,geom1,geom2,restitution,transversality,transversality_rel,xi_norm,grazing,
-//   proxy,min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,
+//   proxy,input_jump,min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,
 //   normal_velocity_plus,dg_dt,dreset_dt_norm,error
 //
 // group: the simultaneous group's id (its record and its members); restitution: touchdowns and
 // grazes with Ξ (the value the impact used) and restitution records (the measured e);
-// transversality, transversality_rel, xi_norm: events with Ξ; grazing, proxy: true/false on every
-// row; min_gap: near_miss; size, order_spread: simultaneous; accumulation_time, ratio: zeno;
+// transversality, transversality_rel, xi_norm: events with Ξ; grazing, proxy, input_jump:
+// true/false on every row, the JSON record's flag (absent there: false); min_gap: near_miss; size, order_spread: simultaneous; accumulation_time, ratio: zeno;
 // normal_velocity_minus/plus: restitution; dg_dt, dreset_dt_norm: events with Ξ on a model with
 // Options::mocap_motion (∂g/∂t and ‖D_tΔ‖ of a moving surface; empty otherwise); error: empty here, the message of the CLI's failure
 // row (the last, kind "failure"). Numbers as in the JSON log (shortest, bit for bit); a

@@ -37,7 +37,9 @@ std::string EventToJson(const Model& model, const RigidEvent& event, double graz
 // other kinds time, kind, geom1, geom2 and their own fields — near_miss: min_gap; simultaneous:
 // group, size, order_spread, composite_first, composite_reverse (matrices); zeno:
 // accumulation_time, ratio; restitution: restitution, normal_velocity_minus,
-// normal_velocity_plus; chatter: nothing more.
+// normal_velocity_plus; chatter: nothing more. A record without Ξ (a graze whose Ξ is undefined:
+// "xi": null) carries group, grazing, proxy and input_jump where they are set ("…":true; an absent
+// flag is false): every flag the CSV row (event_csv.h) says true, the JSON says true.
 std::string HookEventToJson(const Model& model, const HookEvent& event);
 
 // The CLI's flags column: a kind's own fields as key=value (near_miss: min_gap; simultaneous:

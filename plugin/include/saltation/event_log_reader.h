@@ -7,14 +7,21 @@
 //     if (r.HasMatrix("xi")) std::cout << r.kind << ' ' << r.time << ' ' << r.Matrix("xi").norm();
 //
 // Contract: any input, however malformed (truncated, wrong types, absurd shapes, bad UTF-8
-// escapes, nesting 10,000 deep), ends in a LogFormatError that names the file, the line and what
-// is wrong — never a crash, and no allocation larger than the input implies beyond a fixed cap
-// (a matrix has at most 2^24 entries, a state at most 8192 coordinates). Accepted: a first line
-// that is the header of schema kEventLogSchema; then records, each a JSON object with a finite
-// number "time" (non-decreasing from record to record) and a "kind" that EventKindName knows;
-// matrix fields (xi, dreset, composite_first, composite_reverse) null or compact matrices of
-// shape ndx × ndx; vector fields of their length (point 3, bracket 2, f_minus, f_plus, grad_g,
-// dt_dx ndx), entries numbers or null (NaN). Blank lines are skipped.
+// escapes, nesting 10,000 deep), ends in a LogFormatError that names the file, the line, the
+// record's index (record i is EventLog::records[i], read_events' df.iloc[i]), the field and what is
+// wrong — never a crash, and no allocation larger than the input implies beyond a fixed cap (a
+// matrix has at most 2^24 entries, a state at most 8192 coordinates). Accepted: a first line that
+// is the header of schema kEventLogSchema; then records, each a JSON object with a finite number
+// "time" (non-decreasing from record to record) and a "kind" that EventKindName knows, or
+// "failure" (the last record of a run that failed: time, kind and a string "error" only). Every
+// other field is one docs/log-format.md lists, of its type (an unknown field is refused): flags
+// (grazing, proxy, input_jump) true or false; numbers a number or null (NaN); counts (group, size,
+// rank_after, impact.rank) non-negative integers; names and contact labels strings (arrays of
+// them); feature, feature_before, feature_after names FeatureName gives; matrix fields (xi, dreset,
+// composite_first, composite_reverse) null or compact matrices of shape ndx × ndx; vector fields
+// of their length (point 3, bracket 2, f_minus, f_plus, grad_g, dt_dx, dreset_dt ndx), entries
+// numbers or null (NaN); impact an object of candidates, impulse_set, rank, kinetic_energy_minus,
+// kinetic_energy_plus. Blank lines are skipped. Reads only the text (or the file).
 #ifndef SALTATION_EVENT_LOG_READER_H_
 #define SALTATION_EVENT_LOG_READER_H_
 
