@@ -296,6 +296,7 @@ TEST(EventLog, ReaderTypeChecksEveryFieldOfARecord) {
   expect_error(",\"rank_after\":1.5", "\"rank_after\" must be a non-negative integer, not 1.5");
   expect_error(",\"group\":-1", "\"group\" must be a non-negative integer, not -1");
   expect_error(",\"size\":\"2\"", "\"size\" must be a non-negative integer, not a string");
+  expect_error(",\"group\":2000000000", "\"group\" must be at most 2^30, not 2");
   // names and labels
   expect_error(",\"geom1\":3", "\"geom1\" must be a string, not a number");
   expect_error(",\"released\":[\"a/b\",1]", "\"released\" must be an array of strings");

@@ -311,10 +311,12 @@ void CheckNumber(const JsonValue& v, const std::string& where, const std::string
 }
 
 void CheckCount(const JsonValue& v, const std::string& where, const std::string& field) {
-  if (!v.is_number() || !(v.number() >= 0) || v.number() > static_cast<double>(1LL << 30) ||
-      v.number() != std::floor(v.number())) {
+  if (!v.is_number() || !(v.number() >= 0) || v.number() != std::floor(v.number())) {
     BadField(where, field, "must be a non-negative integer, not " +
                                (v.is_number() ? JsonNumber(v.number()) : std::string(TypeName(v))));
+  }
+  if (v.number() > static_cast<double>(1LL << 30)) {
+    BadField(where, field, "must be at most 2^30, not " + JsonNumber(v.number()));
   }
 }
 
@@ -462,6 +464,12 @@ EventLog ReadEventLog(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw LogFormatError(path + ": cannot be read");
   return ParseEventLog(text.str(), path);
+}
+
+std::vector<std::string> EventRecordFields() {
+  std::vector<std::string> names = {"time", "kind"};
+  for (const FieldRule& f : kRecordFields) names.push_back(f.key);
+  return names;
 }
 
 }  // namespace saltation

@@ -21,13 +21,11 @@ ARRAY_FIELDS = ("point", "f_minus", "f_plus", "grad_g", "dt_dx", "dreset_dt", "x
 MATRIX_FIELDS = ("dreset", "xi", "composite_first", "composite_reverse")
 
 
-# every field a record may carry (event_json.h); a record without one reads None
-FIELDS = frozenset((
-    "time", "kind", "geom1", "geom2", "body1", "body2", "point", "restitution", "transversality",
-    "transversality_rel", "grazing", "f_minus", "f_plus", "grad_g", "dt_dx", "xi", "xi_norm", "dreset",
-    "bracket", "rank_after", "mode_before", "mode_after", "released", "impact", "proxy", "group", "size",
-    "order_spread", "composite_first", "composite_reverse", "min_gap", "accumulation_time", "ratio",
-    "normal_velocity_minus", "normal_velocity_plus", "dg_dt", "dreset_dt", "input_jump"))
+# every field a record may carry: the C++ reader's list (event_log_reader.h, EventRecordFields); a
+# record without one reads None (a flag: False)
+from ._core import record_fields as _record_fields  # noqa: E402
+
+FIELDS = frozenset(_record_fields)
 
 
 def _b64(text, what):
@@ -113,7 +111,8 @@ class Event:
     """One record: a touchdown, liftoff, slip or graze with its Ξ, or a near miss, simultaneous
     group, Zeno, chatter or measured-restitution record.
 
-    Attributes (present when the record has them; None otherwise): kind, time, geom1, geom2
+    Attributes (present when the record has them; None otherwise, False for the flags grazing, proxy
+    and input_jump): kind, time, geom1, geom2
     (names), body1, body2, point (world, ndarray 3), restitution (the value this impact used),
     transversality (∇gᵀF⁻), transversality_rel (unit-free grazing measure, 0 grazing … 1 head-on),
     grazing, f_minus, f_plus, grad_g, dt_dx (ndarray ndx), xi, dreset (ndarray ndx × ndx, rows and columns as state_labels(m)),
@@ -144,6 +143,8 @@ class Event:
         if name == "rank":
             name = "rank_after"
         if name not in record:
+            if name in FLAGS:
+                return False  # an absent flag is false (docs/log-format.md)
             if name in FIELDS:
                 return None
             raise AttributeError(f"an event record has no field '{name}'")
@@ -214,6 +215,7 @@ def _read_csv(path, text):
     lines = [line.rstrip("\r") for line in text.split("\n")]
     rows = []
     last_time = -math.inf
+    header_seen = False
     try:
         parsed = list(enumerate(csv.reader(lines, strict=True), 1))
     except csv.Error as e:
@@ -221,9 +223,10 @@ def _read_csv(path, text):
     for number, cells in parsed:
         if not cells:
             continue  # a blank line
-        if number == 1:
+        if not header_seen:  # the first row that is not blank
             if cells != columns:
-                raise ValueError(f"{path}:1: the CSV header is not saltation's ({','.join(columns)})")
+                raise ValueError(f"{path}:{number}: the CSV header is not saltation's ({','.join(columns)})")
+            header_seen = True
             continue
         where = f"{path}:{number}: record {len(rows)}"
         if len(cells) != len(columns):

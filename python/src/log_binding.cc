@@ -5,6 +5,7 @@
 //                                (file:line: record i: the field and what is wrong)
 //   event_kinds                  the names of the record kinds (EventKindName), for the CSV reader
 //   csv_columns                  the CSV's header (HookEventCsvHeader) split at its commas
+//   record_fields                every field a record may hold (EventRecordFields)
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
@@ -38,6 +39,9 @@ void BindLogs(py::module_& m) {
     start = comma + 1;
   }
   m.attr("csv_columns") = py::tuple(columns);
+  py::list fields;
+  for (const std::string& name : EventRecordFields()) fields.append(name);
+  m.attr("record_fields") = py::tuple(fields);
 }
 
 }  // namespace saltation::python

@@ -195,7 +195,7 @@ def test_a_truncated_log_or_a_non_finite_time_is_refused(tmp_path):
         saltation.read_events(path)
     # Python's json reads NaN; a log never holds it (a non-finite number is null, time is finite)
     path.write_text(_touchdown_with().replace('"time": 0.4364389927466057', '"time": NaN', 1))
-    with pytest.raises(ValueError, match="cut.jsonl:2"):
+    with pytest.raises(ValueError, match="cut.jsonl:2: column [0-9]+: "):
         saltation.read_events(path)
 
 
@@ -223,6 +223,32 @@ def test_the_csv_is_type_checked_too(tmp_path, row, message):
     path.write_text(CSV_HEADER.replace(",input_jump", "") + "\n")  # the CSV of before: no input_jump column
     with pytest.raises(ValueError, match="bad.csv:1: the CSV header is not saltation's"):
         saltation.read_events(path)
+
+
+def test_a_csv_may_start_with_blank_lines(tmp_path):
+    # read_events finds the CSV past leading blank lines; its header is the first row that is not blank
+    path = tmp_path / "blank.csv"
+    path.write_text(f"\n\n{CSV_HEADER}\n0.25,chatter,,floor,ball,,,,,false,false,true,,,,,,,,,,\n")
+    df = saltation.read_events(path)
+    assert list(df.kind) == ["chatter"] and list(df.input_jump) == [True] and df.time.iloc[0] == 0.25
+    path.write_text(f"\n{CSV_HEADER.replace(',input_jump', '')}\n")
+    with pytest.raises(ValueError, match="blank.csv:2: the CSV header is not saltation's"):
+        saltation.read_events(path)
+
+
+def test_an_event_reads_every_field_the_reader_knows():
+    # one list of a record's fields (the C++ reader's): a field a record does not carry reads None, a
+    # flag False, a name no record has raises
+    from saltation import _core
+    from saltation._events import FIELDS
+    assert FIELDS == frozenset(_core.record_fields)
+    assert {"feature", "feature_before", "feature_after", "error", "input_jump", "dg_dt"} <= FIELDS
+    ev = saltation.Event({"time": 0.5, "kind": "touchdown"})
+    assert ev.feature is None and ev.feature_before is None and ev.error is None and ev.xi is None
+    assert ev.grazing is False and ev.proxy is False and ev.input_jump is False
+    assert saltation.Event({"time": 0.5, "kind": "feature", "feature_before": "face"}).feature_before == "face"
+    with pytest.raises(AttributeError, match="no field 'colour'"):
+        ev.colour
 
 
 # the ball of tests/input_jump_release_test.cc resting on a plane, pulled up at 0.02 s by a motor

@@ -16,7 +16,7 @@
 // "failure" (the last record of a run that failed: time, kind and a string "error" only). Every
 // other field is one docs/log-format.md lists, of its type (an unknown field is refused): flags
 // (grazing, proxy, input_jump) true or false; numbers a number or null (NaN); counts (group, size,
-// rank_after, impact.rank) non-negative integers; names and contact labels strings (arrays of
+// rank_after, impact.rank) non-negative integers up to 2^30; names and contact labels strings (arrays of
 // them); feature, feature_before, feature_after names FeatureName gives; matrix fields (xi, dreset,
 // composite_first, composite_reverse) null or compact matrices of shape ndx × ndx; vector fields
 // of their length (point 3, bracket 2, f_minus, f_plus, grad_g, dt_dx, dreset_dt ndx), entries
@@ -74,6 +74,10 @@ struct EventLog {
 
 // The log in `text`; `name` prefixes the messages (a file name).
 EventLog ParseEventLog(std::string_view text, const std::string& name = "log");
+
+// Every field name a record may hold (time, kind and the fields above), in the reader's order: the
+// one list (Python's Event reads these, absent ones as None).
+std::vector<std::string> EventRecordFields();
 // The log in a file; LogFormatError also for a file that cannot be read.
 EventLog ReadEventLog(const std::string& path);
 

@@ -124,7 +124,8 @@ class RigidSimulator {
   //
   // The run: options().max_events holds over a run, however it is cut into Advance calls. A call
   // whose s is the hybrid state the last Advance left (returning or throwing) or Initialize
-  // returned, unchanged (x bit for bit, the mode SameContacts: a copy of it is it), continues that run's count;
+  // returned, unchanged (x bit for bit, the mode SameContacts: a copy of it is it — but a NaN anchor equals nothing, so a
+  // mode holding one starts a new run each call), continues that run's count;
   // any other s (a perturbed copy for finite differences, a state from earlier in the run or from
   // elsewhere) starts a new run (event_limit.h).
   void Advance(HybridState& s, double t_end, std::vector<RigidEvent>& events, int max_events = -1);
