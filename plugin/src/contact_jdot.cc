@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "own_points.h"
 #include "segment_features.h"
 
 namespace saltation {
@@ -27,16 +28,22 @@ struct PointRates {
   Vec3 cdot, ndot;
 };
 
-// A plane's (geom1) point with a sphere or a capsule end (geom2): the sphere centre s fixed on
-// geom2's body whose plane point is p's; false when neither is.
+// A plane's (geom1) point with a sphere or a capsule end (geom2), or with a cylinder's rim corner
+// within the flat threshold (own_points.h: a point fixed on the body, a sphere of radius 0): the
+// sphere centre s fixed on geom2's body whose plane point is p's; false when none is.
 bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out) {
   const int g1 = p.id.geom1, g2 = p.id.geom2;
   const Vec3 n = p.frame.row(0).transpose();
   const Vec3 p0 = GeomPos(d, g1), centre = GeomPos(d, g2);
-  const double r = m->geom_size[3 * g2];
-  Vec3 candidates[2] = {centre, centre};
+  double r = m->geom_size[3 * g2];
+  Vec3 candidates[4] = {centre, centre, centre, centre};
   int count = 1;
-  if (m->geom_type[g2] == mjGEOM_CAPSULE) {
+  if (m->geom_type[g2] == mjGEOM_CYLINDER) {
+    // a cylinder on its rim (its lowest rim point slides round the rim): no formula here
+    if (!CylinderFaceCorners(m, d, g1, g2, candidates)) return false;
+    r = 0;
+    count = 4;
+  } else if (m->geom_type[g2] == mjGEOM_CAPSULE) {
     const Vec3 half = m->geom_size[3 * g2 + 1] * Column(d->geom_xmat + 9 * g2, 2);
     candidates[0] = centre + half;
     candidates[1] = centre - half;
@@ -53,7 +60,8 @@ bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const 
       dist = dk;
     }
   }
-  if (!(best <= 1e-9 * std::max(r, 1e-6))) return false;
+  const double size = m->geom_type[g2] == mjGEOM_CYLINDER ? m->geom_size[3 * g2] : r;
+  if (!(best <= 1e-9 * std::max(size, 1e-6))) return false;
   // ṅ = ω₁ × n, ḋ = nᵀ(v₂(s) − v₁(s)), ċ = v₂(s) − ṅ(r + d/2) − n ḋ/2
   out.ndot = at[0].omega.cross(n);
   const double ddot = n.dot(at[1].At(s, p.pos) - at[0].At(s, p.pos));
@@ -121,7 +129,7 @@ bool HasContactJdot(const mjModel* m, const ContactId& id) {
   const int t1 = m->geom_type[id.geom1], t2 = m->geom_type[id.geom2];
   if (IsSegmentPair(m, id)) return true;  // its feature held, or resolved at the configuration
   if (id.feature >= 0) return false;
-  return (t1 == mjGEOM_PLANE && IsRound(t2)) || (t1 == mjGEOM_SPHERE && t2 == mjGEOM_SPHERE);
+  return (t1 == mjGEOM_PLANE && (IsRound(t2) || t2 == mjGEOM_CYLINDER)) || (t1 == mjGEOM_SPHERE && t2 == mjGEOM_SPHERE);
 }
 
 bool ContactJdot(const mjModel* m, const mjData* d, const ContactPoint& p, const double* qvel,

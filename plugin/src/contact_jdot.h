@@ -10,6 +10,9 @@
 //    it at ṫ_i from the nearest-point conditions e_iᵀΔ = 0 of the free sides
 //    ((ω_i × e_i)ᵀΔ + e_iᵀ(Δ̇) = 0, Δ̇ = v₂(p₂) − v₁(p₁) + ṫ₂e₂ − ṫ₁e₁); then ṅ = (I − nnᵀ)Δ̇/|Δ|,
 //    ḋ = nᵀΔ̇, ċ = ṗ₁ + ṅ(r₁ + d/2) + n ḋ/2.
+//  - a cylinder's rim corner on a plane within the flat threshold (own_points.h, our own points:
+//    fixed on the body), as a sphere of radius 0 on the plane; a cylinder on its rim (its lowest
+//    rim point slides round the rim) keeps the stencil (ContactJdot returns false);
 // With J_b(c) the translational Jacobian of the world point c moving with body b, J_rel = J₂(c) −
 // J₁(c) and ω_b = Jr_b v:
 //   d/dt J_b(c) = J̇_b(c) + [Jr_b · × (ċ − v_b(c))]   (mj_jacDot's J̇_b(c) holds c fixed on b)
@@ -39,7 +42,8 @@
 namespace saltation {
 
 // Whether the pair of a contact is one ContactJdot has a formula for: geom1 a plane and geom2 a
-// sphere or a capsule (no held feature), two spheres, or a sphere or a capsule on a capsule (any
+// sphere, a capsule (no held feature) or a cylinder (only within the flat threshold: else ContactJdot
+// returns false), two spheres, or a sphere or a capsule on a capsule (any
 // feature: segment_features.h).
 bool HasContactJdot(const mjModel* m, const ContactId& id);
 
