@@ -10,12 +10,14 @@
 // closed forms (four fixed rim corners flat, each cap's lowest rim point tilted), the corners' J̇v
 // against a frame-free twin (1.3e-13 relative; MuJoCo's points with the stencil: 5.8e2), and the
 // exact rigid reference on a puck (r 0.05, half length 0.01): dropped flat (tilt 1e-6 towards a
-// corner) it lands on and stays on its four corners (MuJoCo's points: three held); landing on its
+// corner) it lands on and stays on its four corners, and spinning on its face with a tilt of 1e-9
+// it keeps them for 1 s (with MuJoCo's points both ran through too, holding three); landing on its
 // rim at the tilt that puts the rim point under the centre of mass it bounces as a point
 // (touchdown √(2H/g), v⁺ = −e v⁻, Ξ's (z, v_z) block); a wheel rolls upright without events.
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -320,6 +322,38 @@ TEST_F(PlaneCylinder, DroppedFlatLandsAndStaysOnItsFace) {
   const ModeDynamics dyn = EvaluateMode(model, data, s.x, s.mode);
   EXPECT_NEAR(dyn.normal_force.sum(), 1.0 * kG, 1e-9);
   EXPECT_LT(dyn.qacc.cwiseAbs().maxCoeff(), 1e-9);
+}
+
+TEST_F(PlaneCylinder, SpinningOnItsFaceKeepsItsCorners) {
+  // resting on its face with a tilt of 1e-9 (towards φ = 0.3: the face's centre on the plane),
+  // frictionless, spinning at 20 rad/s about its axis: 1 s without an event on its four corners,
+  // the centre's height and the corners' gaps as they started (MuJoCo's radial direction stays
+  // with the tilt's while the body turns under it: its points slide round the rim)
+  ModelPtr m = LoadModelFromString(CanXml(0, 1));
+  Model model(m.get());
+  RigidSimulator sim(model);
+  const double theta = 1e-9;
+  State start;
+  start.qpos = Pose(kH * std::cos(theta) + kR * std::sin(theta), theta, 0.3);
+  start.qvel.setZero(6);
+  start.qvel(5) = 20;  // about the body's z: its axis
+  start.act.resize(0);
+  HybridState s = sim.Initialize(start);
+  std::vector<RigidEvent> events;
+  std::string error;
+  try {
+    RunRigid(sim, s, 1.0, [&](const RigidEvent& ev) { events.push_back(ev); });
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::printf("[ plane–cylinder ] spinning on its face: %zu events, %zu contacts at %.6f s%s%s\n", events.size(),
+              s.mode.contacts.size(), s.x.time, error.empty() ? "" : ": ", error.c_str());
+  EXPECT_TRUE(error.empty()) << error;
+  EXPECT_TRUE(events.empty());
+  EXPECT_NEAR(s.x.time, 1.0, 1e-12);
+  EXPECT_EQ(s.mode.contacts.size(), 4u);
+  EXPECT_NEAR(s.x.qpos(2), start.qpos(2), 1e-12);
+  EXPECT_NEAR(s.x.qvel(5), 20, 1e-9);
 }
 
 TEST_F(PlaneCylinder, LandingOnItsRimUnderTheCentreBouncesAsAPoint) {
