@@ -28,6 +28,9 @@ struct PointRates {
   Vec3 cdot, ndot;
 };
 
+// below
+bool CylinderRimRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out);
+
 // A plane's (geom1) point with a sphere or a capsule end (geom2), or with a cylinder's rim corner
 // within the flat threshold (own_points.h: a point fixed on the body, a sphere of radius 0): the
 // sphere centre s fixed on geom2's body whose plane point is p's; false when none is.
@@ -39,8 +42,7 @@ bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const 
   Vec3 candidates[4] = {centre, centre, centre, centre};
   int count = 1;
   if (m->geom_type[g2] == mjGEOM_CYLINDER) {
-    // a cylinder on its rim (its lowest rim point slides round the rim): no formula here
-    if (!CylinderFaceCorners(m, d, g1, g2, candidates)) return false;
+    if (!CylinderFaceCorners(m, d, g1, g2, candidates)) return CylinderRimRates(m, d, p, at, out);
     r = 0;
     count = 4;
   } else if (m->geom_type[g2] == mjGEOM_CAPSULE) {
@@ -67,6 +69,39 @@ bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const 
   const double ddot = n.dot(at[1].At(s, p.pos) - at[0].At(s, p.pos));
   out.cdot = at[1].At(s, p.pos) - out.ndot * (r + dist / 2) - n * (ddot / 2);
   return true;
+}
+
+// A plane's (geom1) point with a cylinder (geom2) on its rim (own_points.h: beyond the flat
+// threshold, each cap's lowest rim point p = k + r u, k = c ± h a the cap's centre, fixed on the
+// body, u the unit radial part of w = −n, m = w − (w·a)a): the point slides round the rim as u
+// turns, ṗ = v₂(k) + r u̇ with ṁ = ẇ − (ẇ·a + w·ȧ)a − (w·a)ȧ, ȧ = ω₂ × a, ẇ = −ṅ = −ω₁ × n,
+// u̇ = (I − uuᵀ)ṁ/|m|; d = nᵀ(p − p₀), ḋ = nᵀ(ṗ − v₁(p)), c = p − n d/2, ċ = ṗ − ṅ d/2 − n ḋ/2.
+// false when p is neither cap's point (to 1e-9 of the radius).
+bool CylinderRimRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out) {
+  const int g1 = p.id.geom1, g2 = p.id.geom2;
+  const Vec3 n = p.frame.row(0).transpose();
+  const Vec3 p0 = GeomPos(d, g1), centre = GeomPos(d, g2), a = Column(d->geom_xmat + 9 * g2, 2);
+  const double radius = m->geom_size[3 * g2], half = m->geom_size[3 * g2 + 1];
+  const Vec3 w = -n;
+  const Vec3 mv = -a.cross(n.cross(a));  // w − (w·a)a, as plane_cylinder_points.cc computes it
+  const double len = mv.norm();
+  if (!(len > 0)) return false;
+  const Vec3 u = mv / len;
+  for (const double side : {1.0, -1.0}) {
+    const Vec3 k = centre + side * half * a;
+    const Vec3 rim = k + radius * u;
+    const double dist = n.dot(rim - p0);
+    if (!((rim - 0.5 * dist * n - p.pos).norm() <= 1e-9 * radius)) continue;
+    out.ndot = at[0].omega.cross(n);
+    const Vec3 adot = at[1].omega.cross(a), wdot = -out.ndot;
+    const Vec3 mdot = wdot - (wdot.dot(a) + w.dot(adot)) * a - w.dot(a) * adot;
+    const Vec3 udot = (mdot - u * u.dot(mdot)) / len;
+    const Vec3 rim_dot = at[1].At(k, p.pos) + radius * udot;
+    const double ddot = n.dot(rim_dot - at[0].At(rim, p.pos));
+    out.cdot = rim_dot - out.ndot * (0.5 * dist) - n * (0.5 * ddot);
+    return true;
+  }
+  return false;
 }
 
 // Two rounded segments (sphere–sphere, sphere–capsule, capsule–capsule): MuJoCo's point is the
