@@ -205,16 +205,28 @@ TEST_F(PlaneCylinder, FlatPointsAreTheFourRimCornersAtTheirHeights) {
       }
     }
   }
-  // just above the threshold the lowest rim point (MuJoCo's first) alone
-  const double theta = 1.01 * CylinderFaceThreshold() ;
-  const Eigen::VectorXd qpos = Pose(FaceDepth(theta, 1e-9), theta, 0.3, 0.4);
-  const std::vector<ContactPoint> points = ListedPoints(model, qpos);
-  ASSERT_EQ(points.size(), 1u);
-  const Eigen::Quaterniond q(qpos(3), qpos(4), qpos(5), qpos(6));
-  const Vec3 down = (q.inverse() * Vec3(std::cos(0.3), std::sin(0.3), 0)).normalized();  // downhill, local
-  const Vec3 lowest = Vec3(0, 0, qpos(2)) + q * (Vec3(0, 0, -kH) + kR * Vec3(down.x(), down.y(), 0).normalized());
-  EXPECT_LT((points[0].pos - (lowest - 0.5 * lowest.z() * Vec3::UnitZ())).norm(), 1e-15);
-  EXPECT_NEAR(points[0].gap, lowest.z(), 1e-16);
+  // above the threshold the lowest rim point (MuJoCo's first) joins the corners; with sin(tilt)
+  // above CylinderCornerTilt (0.1) it is alone
+  for (const double theta : {1.01 * CylinderFaceThreshold(), 0.05, 0.2}) {
+    const Eigen::VectorXd qpos = Pose(kH * std::cos(theta) + kR * std::sin(theta) - 1e-9, theta, 0.3, 0.4);
+    const std::vector<ContactPoint> points = ListedPoints(model, qpos);
+    const Eigen::Quaterniond q(qpos(3), qpos(4), qpos(5), qpos(6));
+    const Vec3 down = (q.inverse() * Vec3(std::cos(0.3), std::sin(0.3), 0)).normalized();  // downhill, local
+    const Vec3 lowest = Vec3(0, 0, qpos(2)) + q * (Vec3(0, 0, -kH) + kR * Vec3(down.x(), down.y(), 0).normalized());
+    // the corners within the band (5 mm)
+    int found = 0, corners = 0;
+    for (const Vec3& local : {Vec3(kR, 0, -kH), Vec3(0, kR, -kH), Vec3(-kR, 0, -kH), Vec3(0, -kR, -kH)}) {
+      corners += std::sin(theta) < CylinderCornerTilt() && (Vec3(0, 0, qpos(2)) + q * local).z() < 0.005;
+    }
+    for (const ContactPoint& p : points) {
+      if ((p.pos - (lowest - 0.5 * lowest.z() * Vec3::UnitZ())).norm() > 1e-15) continue;
+      found++;
+      EXPECT_NEAR(p.gap, lowest.z(), 1e-16);
+    }
+    EXPECT_EQ(found, 1) << "θ " << theta;
+    EXPECT_EQ(corners, theta < 0.1 ? 4 : 0) << "θ " << theta;
+    EXPECT_EQ(points.size(), static_cast<size_t>(found + corners)) << "θ " << theta;
+  }
 }
 
 // the world velocity of body b's material point at world point p
@@ -460,6 +472,39 @@ TEST_F(PlaneCylinder, ATallCanDroppedFlatTopplesOverItsPivotOntoItsSide) {
   EXPECT_LT(worst_held, 2e-11);
   EXPECT_NEAR(s.x.qpos(2), 0.04, 1e-11);
   EXPECT_NEAR(tilt, M_PI / 2, 2e-10);
+}
+
+TEST_F(PlaneCylinder, LeaningOnItsRimItFallsFlatOntoItsFace) {
+  // the puck leaning 0.01 rad on its rim (its lowest rim point on the plane, 0.3 rad from a corner),
+  // released at rest, sticking, restitution 0: it pivots down on that point, its face slaps the
+  // plane (the far corners' touchdowns: listed while sin(tilt) < 0.1, so no step jumps over their
+  // crossing) and it rests on its four corners through 1 s, flat, the centre at h. (With the
+  // corners listed only within the flat threshold the face passed through flat within one step,
+  // the held point jumped to the opposite rim and the puck sank 1.9 cm into the floor.)
+  ModelPtr m = LoadModelFromString(CanXml(0, 3));
+  Model model(m.get());
+  RigidSimulator sim(model);
+  const double theta = 0.01;
+  State start;
+  start.qpos = Pose(kH * std::cos(theta) + kR * std::sin(theta), theta, 0.3);
+  start.qvel.setZero(6);
+  start.act.resize(0);
+  HybridState s = sim.Initialize(start);
+  EXPECT_EQ(s.mode.contacts.size(), 1u);
+  int touchdowns = 0;
+  RunRigid(sim, s, 1.0, [&](const RigidEvent& ev) { touchdowns += ev.kind == EventKind::kTouchdown; });
+  const std::vector<ContactPoint> corners = ListedPoints(model, s.x.qpos);
+  double worst = 0;
+  for (const ContactPoint& p : corners) worst = std::max(worst, std::abs(p.gap));
+  std::printf("[ plane–cylinder ] leaning 0.01 rad, released: %d touchdowns, rests at h %+.1e m on %zu contacts, "
+              "corners' gaps within %.1e m\n", touchdowns, s.x.qpos(2) - kH, s.mode.contacts.size(), worst);
+  EXPECT_NEAR(s.x.time, 1.0, 1e-12);
+  EXPECT_GE(touchdowns, 1);
+  EXPECT_EQ(s.mode.contacts.size(), 4u);
+  ASSERT_EQ(corners.size(), 4u);
+  EXPECT_LT(worst, 5e-13);
+  EXPECT_NEAR(s.x.qpos(2), kH, 1e-13);
+  EXPECT_LT(s.x.qvel.cwiseAbs().maxCoeff(), 1e-10);
 }
 
 }  // namespace

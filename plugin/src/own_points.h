@@ -128,24 +128,28 @@
 // cylinder resting on its face jump round the rim between evaluations and a rigid mode holding them
 // loses them (tests/plane_cylinder_test.cc measures it). Here, with the plane's normal n and the
 // cylinder's centre c, unit axis a, radius r, half length h:
-//   - within CylinderFaceThreshold of flat (sin(tilt) = |n × a| below 1e-6/(1 − cos 45°) ≈ 3.4e-6,
-//     CylinderFaceCorners): four material points of the cap facing the plane, its rim at the
-//     cylinder's local ±x and ±y. The support of a flat disc on a plane is the whole disc; a rigid
-//     mode holds it by the vertices of a polygon inscribed in the rim (as a box's face by its four
-//     corners): it carries any resultant inside the square (2/π of the disc's area), and the disc's
-//     true lowest rim point lies at most r·sin(tilt)·(1 − cos 45°) ≤ 1e-6 r below the lowest
-//     corner there (the model's error within the threshold). Fixed on the body, each is a smooth
-//     function of the state (its J̇v a plane against a body point, contact_jdot.h);
-//   - beyond it, each cap's lowest rim point (c ± h a + r·u, u the unit radial part of −n), as
-//     MuJoCo's first two: a coin on its rim, a wheel on its tread (two points, one per cap); smooth
-//     while the tilt is away from zero. MuJoCo's ±120° points are not listed: a tilted disc
-//     touches the plane at its lowest rim point alone.
-// The hand-over between the two lists (a cylinder tipping from its face onto its rim, or settling
-// from its rim onto its face) is not a located guard: a rigid mode holding the corners keeps the
-// tilt at zero; one that has released all but a chord of them tips about that chord, and as the
-// tilt passes the threshold the corners leave the list (the reference stops: "no contact point
-// within the detection margin"; left open, issue 14). A cylinder settling onto its face passes
-// the threshold before its face touches (the corners appear above the plane, then touch down).
+//   - while sin(tilt) = |n × a| < CylinderCornerTilt = 0.1 (CylinderFaceCorners): four material
+//     points of the cap facing the plane, its rim at the cylinder's local ±x and ±y. The support of
+//     a flat disc on a plane is the whole disc; a rigid mode holds it by the vertices of a polygon
+//     inscribed in the rim (as a box's face by its four corners): it carries any resultant inside
+//     the square (2/π of the disc's area). Fixed on the body, each is a smooth function of the
+//     state (its J̇v a plane against a body point, contact_jdot.h); listed up to 0.1 so that a
+//     disc slapping flat from its rim (a leaning coin falling onto its face) has its far corners'
+//     crossings seen by their guards however fast its tilt passes zero (up to 0.1 rad a step);
+//   - from sin(tilt) ≥ CylinderFaceThreshold = 1e-6/(1 − cos 45°) ≈ 3.4e-6 on, each cap's lowest
+//     rim point (c ± h a + r·u, u the unit radial part of −n), as MuJoCo's first two: a coin on its
+//     rim, a wheel on its tread (two points, one per cap); smooth while the tilt is away from zero
+//     (its J̇v in closed form too: the point slides round the rim as u turns). Below the threshold
+//     the disc's lowest rim point lies at most r·sin(tilt)·(1 − cos 45°) ≤ 1e-6 r below the
+//     lowest corner (the model's error there) and is not listed: its direction is undefined at
+//     zero tilt. A corner coinciding with it (to 1e-9 of the sizes) is listed once. MuJoCo's ±120°
+//     points are not listed: a tilted disc touches the plane at its lowest rim point alone.
+// The hand-over between a corner and the rim's lowest point (a cylinder tipping from its face onto
+// its rim past the threshold, or settling below it) is not a located guard: the held contact is
+// matched to the nearest listed point (MatchContacts), up to 45° of rim away, its gap changing by
+// at most 1e-6 r. A disc pivoting on a chord of two held corners past the threshold has its rim's
+// lowest point between them appear up to 1e-6 r inside the plane and deepen as r·sin(tilt)·(1 −
+// cos 45°) (the inscribed square's error; left open, issue 14).
 // Each point's normal is the plane's, at the midpoint between the rim point and the plane.
 //
 // Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
@@ -206,13 +210,14 @@ void CapsuleCapsulePoints(const mjModel* m, const mjData* d, int g1, int g2, dou
                           std::vector<SurfacePoint>& out);
 double CapsuleInteriorThreshold(const mjModel* m, int g1, int g2);
 
-// A plane (g1) against a cylinder (g2): the family; the sin(tilt) below which the corners are the
-// pair's points (above); (d's geom poses) => the four corners (world) and true when the pair is
-// within the threshold of flat, else false (corners untouched)
+// A plane (g1) against a cylinder (g2): the family; the sin(tilt) from which the rim's lowest points
+// are listed, and below which the corners are (above); (d's geom poses) => the four corners (world)
+// and true when they are listed (sin(tilt) < CylinderCornerTilt), else false (corners untouched)
 bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2);
 void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                          std::vector<SurfacePoint>& out);
 double CylinderFaceThreshold();
+double CylinderCornerTilt();
 bool CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]);
 
 }  // namespace saltation

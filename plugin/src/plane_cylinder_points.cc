@@ -1,6 +1,8 @@
-// A plane against a cylinder (own_points.h): within CylinderFaceThreshold of lying flat, the four
-// fixed rim points of the cap facing the plane (CylinderFaceCorners); beyond it, each cap's lowest
-// rim point (MuJoCo's mjc_PlaneCylinder's first two points); each within the band.
+// A plane against a cylinder (own_points.h): while sin(tilt) < CylinderCornerTilt, the four fixed
+// rim points of the cap facing the plane (CylinderFaceCorners); from CylinderFaceThreshold on, each
+// cap's lowest rim point (MuJoCo's mjc_PlaneCylinder's first two points), unless a corner lies
+// there already; each within the band.
+#include <algorithm>
 #include <cmath>
 
 #include "own_points.h"
@@ -38,6 +40,8 @@ bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2) {
          m->geom_type[g2] == mjGEOM_CYLINDER;
 }
 
+double CylinderCornerTilt() { return 0.1; }
+
 double CylinderFaceThreshold() {
   // the disc's lowest rim point lies r·sin(tilt)·(1 − cos(π/4)) below the nearest of four corners
   // 90° apart: at most 1e-6 r within the threshold
@@ -47,7 +51,7 @@ double CylinderFaceThreshold() {
 bool CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]) {
   if (!OwnPlaneCylinderPoints(m, g1, g2)) return false;
   const PlaneCylinder pc(m, d, g1, g2);
-  if (!pc.Finite() || !(pc.SinTilt() < CylinderFaceThreshold())) return false;
+  if (!pc.Finite() || !(pc.SinTilt() < CylinderCornerTilt())) return false;
   // the cap facing the plane: its outward axis points against the plane's normal
   const double side = pc.normal.dot(pc.axis()) < 0 ? 1.0 : -1.0;
   const Vec3 cap = pc.centre + side * pc.half * pc.axis();
@@ -64,19 +68,22 @@ void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, doub
   if (!OwnPlaneCylinderPoints(m, g1, g2) || !std::isfinite(band)) return;
   const PlaneCylinder pc(m, d, g1, g2);
   if (!pc.Finite()) return;
+  const double same = 1e-9 * std::max(pc.radius, pc.half);
+  const size_t first = out.size();
   auto emit = [&](const Vec3& point) {
     const double dist = (point - pc.origin).dot(pc.normal);
     if (!(dist < band)) return;
-    SurfacePoint& s = out.emplace_back();
+    SurfacePoint s;
     s.pos = point - 0.5 * dist * pc.normal;
     s.normal = pc.normal;
     s.dist = dist;
+    AppendUnlessCoincident(s, first, same, out);
   };
   Vec3 corners[4];
   if (CylinderFaceCorners(m, d, g1, g2, corners)) {
     for (const Vec3& c : corners) emit(c);
-    return;
   }
+  if (!(pc.SinTilt() >= CylinderFaceThreshold())) return;
   // each cap's lowest rim point: the radial part of −normal, −(n − (n·a)a) = −a × (n × a) (the cross
   // products keep its direction exact to round-off where its length sin(tilt) is small; the
   // threshold keeps that length from zero)
