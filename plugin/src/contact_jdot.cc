@@ -32,8 +32,9 @@ struct PointRates {
 bool CylinderRimRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out);
 
 // A plane's (geom1) point with a sphere or a capsule end (geom2), or with a cylinder's rim corner
-// within the flat threshold (own_points.h: a point fixed on the body, a sphere of radius 0): the
-// sphere centre s fixed on geom2's body whose plane point is p's; false when none is.
+// while the corners are listed (own_points.h: a point fixed on the body, a sphere of radius 0; a
+// cylinder's other points are its caps' lowest rim points, CylinderRimRates): the sphere centre s
+// fixed on geom2's body whose plane point is p's; false when none is.
 bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out) {
   const int g1 = p.id.geom1, g2 = p.id.geom2;
   const Vec3 n = p.frame.row(0).transpose();
@@ -62,8 +63,12 @@ bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const 
       dist = dk;
     }
   }
-  const double size = m->geom_type[g2] == mjGEOM_CYLINDER ? m->geom_size[3 * g2] : r;
-  if (!(best <= 1e-9 * std::max(size, 1e-6))) return false;
+  if (m->geom_type[g2] == mjGEOM_CYLINDER) {
+    // not a corner: a cap's lowest rim point (listed with the corners from the flat threshold on)
+    if (!(best <= 1e-9 * m->geom_size[3 * g2])) return CylinderRimRates(m, d, p, at, out);
+  } else if (!(best <= 1e-9 * std::max(r, 1e-6))) {
+    return false;
+  }
   // ṅ = ω₁ × n, ḋ = nᵀ(v₂(s) − v₁(s)), ċ = v₂(s) − ṅ(r + d/2) − n ḋ/2
   out.ndot = at[0].omega.cross(n);
   const double ddot = n.dot(at[1].At(s, p.pos) - at[0].At(s, p.pos));
