@@ -3,8 +3,8 @@
 // Measured first: MuJoCo's plane–cylinder points (mjc_PlaneCylinder) of a cylinder standing on its
 // face with a tilt θ of 1e-9…1e-6 rad turn with the direction φ of the tilt: turning φ by 0.1 rad
 // (the body turning by 0.1 θ) moves the lowest point's anchor by 0.1 r round the rim (and exactly
-// upright it sits on the cylinder's x axis, a jump of up to π r from θ = 1e-12); a rigid mode holding
-// them loses them. A wheel on its tread (two rim points, one per cap) and a coin on its rim (one
+// upright it sits on the cylinder's x axis: a tilt of 1e-12 towards φ = π/3 turns the three points
+// by 60°, 1.0 r); a rigid mode holding them loses them. A wheel on its tread (two rim points, one per cap) and a coin on its rim (one
 // point going round the rim as it rolls) are smooth in MuJoCo already: anchors move at r per radian
 // of roll (ours are the same points there; those tests are regression guards). Then our points'
 // closed forms (four fixed rim corners flat, each cap's lowest rim point tilted), the corners' J̇v
@@ -13,7 +13,8 @@
 // corner) it lands on and stays on its four corners, and spinning on its face with a tilt of 1e-9
 // it keeps them for 1 s (with MuJoCo's points both ran through too, holding three); landing on its
 // rim at the tilt that puts the rim point under the centre of mass it bounces as a point
-// (touchdown √(2H/g), v⁺ = −e v⁻, Ξ's (z, v_z) block); a wheel rolls upright without events.
+// (touchdown √(2H/g), v⁺ = −e v⁻, Ξ's (z, v_z) block); a wheel rolls upright without events; a
+// tall can dropped flat topples over its pivot onto its side; a puck leaning on its rim falls flat.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -83,7 +84,6 @@ double FaceDepth(double theta, double depth) { return kH * std::cos(theta) - dep
 // (within the detection band, margin + gap: the model's detect_margin, 0.01 m; MuJoCo 4 lists its
 // ±120° points whatever their distance)
 std::vector<ContactPoint> MujocoPoints(const Model& model, Data& data, const Eigen::VectorXd& qpos) {
-  const mjModel* m = model.mj();
   mjData* d = data.main();
   EvaluatePosition(model, d, qpos.data());
   std::vector<ContactPoint> out;
@@ -96,7 +96,6 @@ std::vector<ContactPoint> MujocoPoints(const Model& model, Data& data, const Eig
     p.id.anchor = R.transpose() * (p.pos - Eigen::Map<const Vec3>(d->geom_xpos + 3 * c.geom2));
     p.gap = c.dist;
   }
-  (void)m;
   return out;
 }
 
