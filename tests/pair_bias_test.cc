@@ -279,7 +279,7 @@ class PairBias : public MujocoTest, public ::testing::WithParamInterface<PairCas
 bool ClosedForm(const PairCase& c) {
   for (const char* name : {"sphere_sphere", "sphere_capsule", "capsule_capsule_crossing",
                            "capsule_capsule_near_parallel", "capsule_capsule_ends_near_parallel", "plane_sphere",
-                           "plane_capsule"}) {
+                           "plane_capsule", "plane_cylinder", "plane_cylinder_leaning"}) {
     if (std::string(c.name) == name) return true;
   }
   return false;
@@ -411,7 +411,12 @@ INSTANTIATE_TEST_SUITE_P(
                  Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), true, 2e-12},  // measured 1.1e-12
         PairCase{"plane_cylinder",
                  FREE_B(R"(<geom name="gb" type="cylinder" size="0.05 0.2" mass="1" condim="3"/>)"), true,
-                 Vec3::Zero(), Vec3::Zero(), Vec3(0.3, 0, 0), false, 4e-12},  // measured 2.5e-12
+                 Vec3::Zero(), Vec3::Zero(), Vec3(0.3, 0, 0), false, 4e-12},  // measured 1.1e-12 in closed form (stencil: 2.5e-12)
+        // tilted 0.05 rad: the rim's lowest point listed with the corners, sliding round the rim at
+        // about ω/sin(tilt): the twin at 0.2h (at 2h: 1.0e-11)
+        PairCase{"plane_cylinder_leaning",
+                 FREE_B(R"(<geom name="gb" type="cylinder" size="0.05 0.2" mass="1" condim="3"/>)"), true,
+                 Vec3::Zero(), Vec3::Zero(), Vec3(0.04, 0.03, 0), false, 8e-12, 0, 0.2},  // measured 5.2e-12
         PairCase{"plane_box", FREE_B(R"(<geom name="gb" type="box" size="0.05 0.08 0.2" mass="1" condim="3"/>)"),
                  true, Vec3::Zero(), Vec3::Zero(), Vec3(0.3, 0.4, 0), false, 3e-12},  // measured 1.9e-12
         PairCase{"plane_ellipsoid",

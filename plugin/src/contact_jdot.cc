@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "own_points.h"
 #include "segment_features.h"
 
 namespace saltation {
@@ -27,16 +28,25 @@ struct PointRates {
   Vec3 cdot, ndot;
 };
 
-// A plane's (geom1) point with a sphere or a capsule end (geom2): the sphere centre s fixed on
-// geom2's body whose plane point is p's; false when neither is.
+// below
+bool CylinderRimRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out);
+
+// A plane's (geom1) point with a sphere or a capsule end (geom2), or with a cylinder's rim corner
+// while the corners are listed (own_points.h: a point fixed on the body, a sphere of radius 0; a
+// cylinder's other points are its caps' lowest rim points, CylinderRimRates): the sphere centre s
+// fixed on geom2's body whose plane point is p's; false when none is.
 bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out) {
   const int g1 = p.id.geom1, g2 = p.id.geom2;
   const Vec3 n = p.frame.row(0).transpose();
   const Vec3 p0 = GeomPos(d, g1), centre = GeomPos(d, g2);
-  const double r = m->geom_size[3 * g2];
-  Vec3 candidates[2] = {centre, centre};
+  double r = m->geom_size[3 * g2];
+  Vec3 candidates[4] = {centre, centre, centre, centre};
   int count = 1;
-  if (m->geom_type[g2] == mjGEOM_CAPSULE) {
+  if (m->geom_type[g2] == mjGEOM_CYLINDER) {
+    if (!CylinderFaceCorners(m, d, g1, g2, candidates)) return CylinderRimRates(m, d, p, at, out);
+    r = 0;
+    count = 4;
+  } else if (m->geom_type[g2] == mjGEOM_CAPSULE) {
     const Vec3 half = m->geom_size[3 * g2 + 1] * Column(d->geom_xmat + 9 * g2, 2);
     candidates[0] = centre + half;
     candidates[1] = centre - half;
@@ -53,12 +63,50 @@ bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const 
       dist = dk;
     }
   }
-  if (!(best <= 1e-9 * std::max(r, 1e-6))) return false;
+  if (m->geom_type[g2] == mjGEOM_CYLINDER) {
+    // not a corner: a cap's lowest rim point (listed with the corners from the flat threshold on)
+    if (!(best <= 1e-9 * m->geom_size[3 * g2])) return CylinderRimRates(m, d, p, at, out);
+  } else if (!(best <= 1e-9 * std::max(r, 1e-6))) {
+    return false;
+  }
   // ṅ = ω₁ × n, ḋ = nᵀ(v₂(s) − v₁(s)), ċ = v₂(s) − ṅ(r + d/2) − n ḋ/2
   out.ndot = at[0].omega.cross(n);
   const double ddot = n.dot(at[1].At(s, p.pos) - at[0].At(s, p.pos));
   out.cdot = at[1].At(s, p.pos) - out.ndot * (r + dist / 2) - n * (ddot / 2);
   return true;
+}
+
+// A plane's (geom1) point with a cylinder (geom2) on its rim (own_points.h: beyond the flat
+// threshold, each cap's lowest rim point p = k + r u, k = c ± h a the cap's centre, fixed on the
+// body, u the unit radial part of w = −n, m = w − (w·a)a): the point slides round the rim as u
+// turns, ṗ = v₂(k) + r u̇ with ṁ = ẇ − (ẇ·a + w·ȧ)a − (w·a)ȧ, ȧ = ω₂ × a, ẇ = −ṅ = −ω₁ × n,
+// u̇ = (I − uuᵀ)ṁ/|m|; d = nᵀ(p − p₀), ḋ = nᵀ(ṗ − v₁(p)), c = p − n d/2, ċ = ṗ − ṅ d/2 − n ḋ/2.
+// false when p is neither cap's point (to 1e-9 of the radius).
+bool CylinderRimRates(const mjModel* m, const mjData* d, const ContactPoint& p, const BodyAt at[2], PointRates& out) {
+  const int g1 = p.id.geom1, g2 = p.id.geom2;
+  const Vec3 n = p.frame.row(0).transpose();
+  const Vec3 p0 = GeomPos(d, g1), centre = GeomPos(d, g2), a = Column(d->geom_xmat + 9 * g2, 2);
+  const double radius = m->geom_size[3 * g2], half = m->geom_size[3 * g2 + 1];
+  const Vec3 w = -n;
+  const Vec3 mv = -a.cross(n.cross(a));  // w − (w·a)a, as plane_cylinder_points.cc computes it
+  const double len = mv.norm();
+  if (!(len > 0)) return false;
+  const Vec3 u = mv / len;
+  for (const double side : {1.0, -1.0}) {
+    const Vec3 k = centre + side * half * a;
+    const Vec3 rim = k + radius * u;
+    const double dist = n.dot(rim - p0);
+    if (!((rim - 0.5 * dist * n - p.pos).norm() <= 1e-9 * radius)) continue;
+    out.ndot = at[0].omega.cross(n);
+    const Vec3 adot = at[1].omega.cross(a), wdot = -out.ndot;
+    const Vec3 mdot = wdot - (wdot.dot(a) + w.dot(adot)) * a - w.dot(a) * adot;
+    const Vec3 udot = (mdot - u * u.dot(mdot)) / len;
+    const Vec3 rim_dot = at[1].At(k, p.pos) + radius * udot;
+    const double ddot = n.dot(rim_dot - at[0].At(rim, p.pos));
+    out.cdot = rim_dot - out.ndot * (0.5 * dist) - n * (0.5 * ddot);
+    return true;
+  }
+  return false;
 }
 
 // Two rounded segments (sphere–sphere, sphere–capsule, capsule–capsule): MuJoCo's point is the
@@ -121,7 +169,7 @@ bool HasContactJdot(const mjModel* m, const ContactId& id) {
   const int t1 = m->geom_type[id.geom1], t2 = m->geom_type[id.geom2];
   if (IsSegmentPair(m, id)) return true;  // its feature held, or resolved at the configuration
   if (id.feature >= 0) return false;
-  return (t1 == mjGEOM_PLANE && IsRound(t2)) || (t1 == mjGEOM_SPHERE && t2 == mjGEOM_SPHERE);
+  return (t1 == mjGEOM_PLANE && (IsRound(t2) || t2 == mjGEOM_CYLINDER)) || (t1 == mjGEOM_SPHERE && t2 == mjGEOM_SPHERE);
 }
 
 bool ContactJdot(const mjModel* m, const mjData* d, const ContactPoint& p, const double* qvel,

@@ -10,6 +10,12 @@
 //    it at ṫ_i from the nearest-point conditions e_iᵀΔ = 0 of the free sides
 //    ((ω_i × e_i)ᵀΔ + e_iᵀ(Δ̇) = 0, Δ̇ = v₂(p₂) − v₁(p₁) + ṫ₂e₂ − ṫ₁e₁); then ṅ = (I − nnᵀ)Δ̇/|Δ|,
 //    ḋ = nᵀΔ̇, ċ = ṗ₁ + ṅ(r₁ + d/2) + n ḋ/2.
+//  - a cylinder on a plane (own_points.h, our own points): within the flat threshold a rim corner,
+//    fixed on the body, as a sphere of radius 0 on the plane; beyond it a cap's lowest rim point
+//    p = k + r u (k the cap's centre, u the unit radial part of −n), sliding round the rim as u
+//    turns: ṗ = v₂(k) + r u̇, ḋ = nᵀ(ṗ − v₁(p)), ċ = ṗ − ṅ d/2 − n ḋ/2 (contact_jdot.cc). No
+//    stencil straddles the kink of a disc rocking through flat (the lowest point's jump to the
+//    opposite side) or the hand-over between the two lists;
 // With J_b(c) the translational Jacobian of the world point c moving with body b, J_rel = J₂(c) −
 // J₁(c) and ω_b = Jr_b v:
 //   d/dt J_b(c) = J̇_b(c) + [Jr_b · × (ċ − v_b(c))]   (mj_jacDot's J̇_b(c) holds c fixed on b)
@@ -23,7 +29,7 @@
 // truncation and without its position passes: the contact point rolls and slides over the
 // surfaces through ċ, which the pair's formula gives exactly (tests/pair_bias_test.cc: against a
 // frame-free twin 1.4e-12…6.8e-12 where the five-point stencil was off by up to 3.3e-10, and 4.3e-6
-// with two capsules 0.02 rad from parallel). Other pairs (box, cylinder, ellipsoid, mesh, a box
+// with two capsules 0.02 rad from parallel). Other pairs (box, cylinder but on a plane, ellipsoid, mesh, a box
 // feature: contact_features.h) have no formula here and keep the stencil.
 // Reads: d's kinematics (geom_xpos, geom_xmat, subtree_com, cdof) and cdof_dot, cvel of mj_comVel
 // at qvel. Writes only `rows`.
@@ -39,7 +45,7 @@
 namespace saltation {
 
 // Whether the pair of a contact is one ContactJdot has a formula for: geom1 a plane and geom2 a
-// sphere or a capsule (no held feature), two spheres, or a sphere or a capsule on a capsule (any
+// sphere, a capsule (no held feature) or a cylinder, two spheres, or a sphere or a capsule on a capsule (any
 // feature: segment_features.h).
 bool HasContactJdot(const mjModel* m, const ContactId& id);
 

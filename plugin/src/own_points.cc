@@ -7,7 +7,7 @@ namespace saltation {
 bool HasOwnPoints(const mjModel* m, int g1, int g2) {
   return OwnHeightFieldPoints(m, g1, g2) || OwnPlaneMeshPoints(m, g1, g2) ||
          OwnCapsuleBoxPoints(m, g1, g2) || OwnBoxBoxPoints(m, g1, g2) ||
-         OwnCapsuleCapsulePoints(m, g1, g2);
+         OwnCapsuleCapsulePoints(m, g1, g2) || OwnPlaneCylinderPoints(m, g1, g2);
 }
 
 void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out) {
@@ -17,6 +17,7 @@ void OwnPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, s
   CapsuleBoxPoints(m, d, g1, g2, band, out);
   BoxBoxPoints(m, d, g1, g2, band, out);
   CapsuleCapsulePoints(m, d, g1, g2, band, out);
+  PlaneCylinderPoints(m, d, g1, g2, band, out);
 }
 
 void AppendUnlessCoincident(const SurfacePoint& p, size_t first, double same, std::vector<SurfacePoint>& out) {

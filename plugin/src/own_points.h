@@ -1,7 +1,8 @@
 // Contact points this library computes itself where MuJoCo's narrow phase gives too few for a
 // rigid model: a height field against a box or a sphere (hfield_points.cc), a plane against a
 // mesh (plane_points.cc), a capsule against a box (capsule_box_points.cc), a box against a box
-// (box_box_points.cc), a capsule against a capsule (capsule_capsule_points.cc); the dispatch in own_points.cc.
+// (box_box_points.cc), a capsule against a capsule (capsule_capsule_points.cc), a plane against a
+// cylinder (plane_cylinder_points.cc); the dispatch in own_points.cc.
 //
 // Height fields, from their own triangles:
 // MuJoCo's height-field collision (mjc_ConvexHField) runs one convex test per triangular prism
@@ -118,6 +119,39 @@
 // Where two coincide (to 1e-9 of the sizes: an end against an end is found from both sides) the
 // pair gets one.
 //
+// A plane against a cylinder (plane_cylinder_points.cc): MuJoCo's plane–cylinder
+// (mjc_PlaneCylinder) gives the lowest rim point of the cap facing the plane, the other cap's
+// matching point, and, where the cap's rim points at ±120° from the lowest lie within the band (a
+// cylinder standing on its face), two more there. The lowest point's direction is the radial part
+// of −normal, of length sin(tilt): it turns with the direction of the tilt, and standing upright
+// it is set by round-off (exactly upright: the cylinder's x axis), so the three points of a
+// cylinder resting on its face jump round the rim between evaluations and a rigid mode holding them
+// loses them (tests/plane_cylinder_test.cc measures it). Here, with the plane's normal n and the
+// cylinder's centre c, unit axis a, radius r, half length h:
+//   - while sin(tilt) = |n × a| < CylinderCornerTilt = 0.1 (CylinderFaceCorners): four material
+//     points of the cap facing the plane, its rim at the cylinder's local ±x and ±y. The support of
+//     a flat disc on a plane is the whole disc; a rigid mode holds it by the vertices of a polygon
+//     inscribed in the rim (as a box's face by its four corners): it carries any resultant inside
+//     the square (2/π of the disc's area). Fixed on the body, each is a smooth function of the
+//     state (its J̇v a plane against a body point, contact_jdot.h); listed up to 0.1 so that a
+//     disc slapping flat from its rim (a leaning coin falling onto its face) has its far corners'
+//     crossings seen by their guards however fast its tilt passes zero (up to 0.1 rad a step);
+//   - from sin(tilt) ≥ CylinderFaceThreshold = 1e-6/(1 − cos 45°) ≈ 3.4e-6 on, each cap's lowest
+//     rim point (c ± h a + r·u, u the unit radial part of −n), as MuJoCo's first two: a coin on its
+//     rim, a wheel on its tread (two points, one per cap); smooth while the tilt is away from zero
+//     (its J̇v in closed form too: the point slides round the rim as u turns). Below the threshold
+//     the disc's lowest rim point lies at most r·sin(tilt)·(1 − cos 45°) ≤ 1e-6 r below the
+//     lowest corner (the model's error there) and is not listed: its direction is undefined at
+//     zero tilt. A corner coinciding with it (to 1e-9 of the sizes) is listed once. MuJoCo's ±120°
+//     points are not listed: a tilted disc touches the plane at its lowest rim point alone.
+// The hand-over between a corner and the rim's lowest point (a cylinder tipping from its face onto
+// its rim past the threshold, or settling below it) is not a located guard: the held contact is
+// matched to the nearest listed point (MatchContacts), up to 45° of rim away, its gap changing by
+// at most 1e-6 r. A disc pivoting on a chord of two held corners past the threshold has its rim's
+// lowest point between them appear up to 1e-6 r inside the plane and deepen as r·sin(tilt)·(1 −
+// cos 45°) (the inscribed square's error; left open, issue 14).
+// Each point's normal is the plane's, at the midpoint between the rim point and the plane.
+//
 // Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
 #ifndef SALTATION_OWN_POINTS_H_
 #define SALTATION_OWN_POINTS_H_
@@ -145,7 +179,7 @@ struct SurfacePoint {
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:
 // a height field with a box or a sphere, a plane with a mesh, a capsule with a box, a box with a box,
-// a capsule with a capsule.
+// a capsule with a capsule, a plane with a cylinder.
 bool HasOwnPoints(const mjModel* m, int g1, int g2);
 
 // (d's geom poses) => out: the points of such a pair whose distance is below `band` (MuJoCo's
@@ -175,6 +209,16 @@ bool OwnCapsuleCapsulePoints(const mjModel* m, int g1, int g2);
 void CapsuleCapsulePoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                           std::vector<SurfacePoint>& out);
 double CapsuleInteriorThreshold(const mjModel* m, int g1, int g2);
+
+// A plane (g1) against a cylinder (g2): the family; the sin(tilt) from which the rim's lowest points
+// are listed, and below which the corners are (above); (d's geom poses) => the four corners (world)
+// and true when they are listed (sin(tilt) < CylinderCornerTilt), else false (corners untouched)
+bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2);
+void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
+                         std::vector<SurfacePoint>& out);
+double CylinderFaceThreshold();
+double CylinderCornerTilt();
+bool CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]);
 
 }  // namespace saltation
 

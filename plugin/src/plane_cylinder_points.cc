@@ -1,0 +1,95 @@
+// A plane against a cylinder (own_points.h): while sin(tilt) < CylinderCornerTilt, the four fixed
+// rim points of the cap facing the plane (CylinderFaceCorners); from CylinderFaceThreshold on, each
+// cap's lowest rim point (MuJoCo's mjc_PlaneCylinder's first two points), unless a corner lies
+// there already; each within the band.
+#include <algorithm>
+#include <cmath>
+
+#include "own_points.h"
+
+namespace saltation {
+
+namespace {
+
+using Vec3 = Eigen::Vector3d;
+using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
+
+// The plane g1 and the cylinder g2 at d: the plane's origin and normal, the cylinder's centre and
+// axes (columns of its rotation), radius and half length.
+struct PlaneCylinder {
+  Vec3 origin, normal, centre;
+  RowMat3 R;
+  double radius, half;
+  PlaneCylinder(const mjModel* m, const mjData* d, int g1, int g2)
+      : origin(Eigen::Map<const Vec3>(d->geom_xpos + 3 * g1)),
+        normal(Eigen::Map<const RowMat3>(d->geom_xmat + 9 * g1).col(2)),
+        centre(Eigen::Map<const Vec3>(d->geom_xpos + 3 * g2)),
+        R(Eigen::Map<const RowMat3>(d->geom_xmat + 9 * g2)),
+        radius(m->geom_size[3 * g2]),
+        half(m->geom_size[3 * g2 + 1]) {}
+  Vec3 axis() const { return R.col(2); }
+  // sin of the axis' tilt from the plane's normal (accurate near zero, unlike 1 − cos)
+  double SinTilt() const { return normal.cross(axis()).norm(); }
+  bool Finite() const { return origin.allFinite() && normal.allFinite() && centre.allFinite() && R.allFinite(); }
+};
+
+}  // namespace
+
+bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2) {
+  return g1 >= 0 && g2 >= 0 && g1 < m->ngeom && g2 < m->ngeom && m->geom_type[g1] == mjGEOM_PLANE &&
+         m->geom_type[g2] == mjGEOM_CYLINDER;
+}
+
+double CylinderCornerTilt() { return 0.1; }
+
+double CylinderFaceThreshold() {
+  // the disc's lowest rim point lies r·sin(tilt)·(1 − cos(π/4)) below the nearest of four corners
+  // 90° apart: at most 1e-6 r within the threshold
+  return 1e-6 / (1 - std::sqrt(0.5));
+}
+
+bool CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]) {
+  if (!OwnPlaneCylinderPoints(m, g1, g2)) return false;
+  const PlaneCylinder pc(m, d, g1, g2);
+  if (!pc.Finite() || !(pc.SinTilt() < CylinderCornerTilt())) return false;
+  // the cap facing the plane: its outward axis points against the plane's normal
+  const double side = pc.normal.dot(pc.axis()) < 0 ? 1.0 : -1.0;
+  const Vec3 cap = pc.centre + side * pc.half * pc.axis();
+  const Vec3 x = pc.R.col(0), y = pc.R.col(1);
+  corners[0] = cap + pc.radius * x;
+  corners[1] = cap + pc.radius * y;
+  corners[2] = cap - pc.radius * x;
+  corners[3] = cap - pc.radius * y;
+  return true;
+}
+
+void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
+                         std::vector<SurfacePoint>& out) {
+  if (!OwnPlaneCylinderPoints(m, g1, g2) || !std::isfinite(band)) return;
+  const PlaneCylinder pc(m, d, g1, g2);
+  if (!pc.Finite()) return;
+  const double same = 1e-9 * std::max(pc.radius, pc.half);
+  const size_t first = out.size();
+  auto emit = [&](const Vec3& point) {
+    const double dist = (point - pc.origin).dot(pc.normal);
+    if (!(dist < band)) return;
+    SurfacePoint s;
+    s.pos = point - 0.5 * dist * pc.normal;
+    s.normal = pc.normal;
+    s.dist = dist;
+    AppendUnlessCoincident(s, first, same, out);
+  };
+  Vec3 corners[4];
+  if (CylinderFaceCorners(m, d, g1, g2, corners)) {
+    for (const Vec3& c : corners) emit(c);
+  }
+  if (!(pc.SinTilt() >= CylinderFaceThreshold())) return;
+  // each cap's lowest rim point: the radial part of −normal, −(n − (n·a)a) = −a × (n × a) (the cross
+  // products keep its direction exact to round-off where its length sin(tilt) is small; the
+  // threshold keeps that length from zero)
+  const Vec3 a = pc.axis();
+  const Vec3 down = -a.cross(pc.normal.cross(a)).normalized();
+  for (const double side : {1.0, -1.0}) emit(pc.centre + side * pc.half * a + pc.radius * down);
+}
+
+}  // namespace saltation
