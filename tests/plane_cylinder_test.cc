@@ -215,7 +215,8 @@ TEST_F(PlaneCylinder, FlatPointsAreTheFourRimCornersAtTheirHeights) {
     // the corners within the band (5 mm)
     int found = 0, corners = 0;
     for (const Vec3& local : {Vec3(kR, 0, -kH), Vec3(0, kR, -kH), Vec3(-kR, 0, -kH), Vec3(0, -kR, -kH)}) {
-      corners += std::sin(theta) < CylinderCornerTilt() && (Vec3(0, 0, qpos(2)) + q * local).z() < 0.005;
+      corners += std::sin(theta) < 0.1 &&  // the corners' tilt limit, written out (not the library's constant)
+                  (Vec3(0, 0, qpos(2)) + q * local).z() < 0.005;
     }
     for (const ContactPoint& p : points) {
       if ((p.pos - (lowest - 0.5 * lowest.z() * Vec3::UnitZ())).norm() > 1e-15) continue;
@@ -301,7 +302,7 @@ TEST_F(PlaneCylinder, FlatCornersBiasMatchesTheFrameFreeTwin) {
   }
   std::printf("[ plane–cylinder ] flat corners' bias against the twin: %.1e (relative to %.2f)\n", worst / scale, scale);
   EXPECT_GT(scale, 1e-2);
-  EXPECT_LT(worst / scale, 1e-11);
+  EXPECT_LT(worst / scale, 1e-12);  // measured 1.3e-13
 }
 
 TEST_F(PlaneCylinder, DroppedFlatLandsAndStaysOnItsFace) {

@@ -29,7 +29,7 @@
 // truncation and without its position passes: the contact point rolls and slides over the
 // surfaces through ċ, which the pair's formula gives exactly (tests/pair_bias_test.cc: against a
 // frame-free twin 1.4e-12…6.8e-12 where the five-point stencil was off by up to 3.3e-10, and 4.3e-6
-// with two capsules 0.02 rad from parallel). Other pairs (box, cylinder but on a plane, ellipsoid, mesh, a box
+// with two capsules 0.02 rad from parallel). Other pairs (box, a cylinder other than on a plane, ellipsoid, mesh, a box
 // feature: contact_features.h) have no formula here and keep the stencil.
 // Reads: d's kinematics (geom_xpos, geom_xmat, subtree_com, cdof) and cdof_dot, cvel of mj_comVel
 // at qvel. Writes only `rows`.

@@ -144,10 +144,11 @@
 //     lowest corner (the model's error there) and is not listed: its direction is undefined at
 //     zero tilt. A corner coinciding with it (to 1e-9 of the sizes) is listed once. MuJoCo's ±120°
 //     points are not listed: a tilted disc touches the plane at its lowest rim point alone.
-// The hand-over between a corner and the rim's lowest point (a cylinder tipping from its face onto
-// its rim past the threshold, or settling below it) is not a located guard: the held contact is
-// matched to the nearest listed point (MatchContacts), up to 45° of rim away, its gap changing by
-// at most 1e-6 r. A disc pivoting on a chord of two held corners past the threshold has its rim's
+// The hand-over between a corner and the rim's lowest point is not a located guard: the held contact
+// is matched to the nearest listed point (MatchContacts), up to 45° of rim away. Settling below
+// the flat threshold its gap changes by at most 1e-6 r; tipping up from the face the corners stay
+// listed until sin(tilt) = 0.1, where the gap may change by up to r·0.1·(1 − cos 45°) ≈ 0.029 r
+// (a held corner off the tilt's direction; untested, issue 14). A disc pivoting on a chord of two held corners past the threshold has its rim's
 // lowest point between them appear up to 1e-6 r inside the plane and deepen as r·sin(tilt)·(1 −
 // cos 45°) (the inscribed square's error; left open, issue 14).
 // Each point's normal is the plane's, at the midpoint between the rim point and the plane.
@@ -212,7 +213,8 @@ double CapsuleInteriorThreshold(const mjModel* m, int g1, int g2);
 
 // A plane (g1) against a cylinder (g2): the family; the sin(tilt) from which the rim's lowest points
 // are listed, and below which the corners are (above); (d's geom poses) => the four corners (world)
-// and true when they are listed (sin(tilt) < CylinderCornerTilt), else false (corners untouched)
+// and true while sin(tilt) < CylinderCornerTilt (each corner still subject to the band where listed),
+// else false (corners untouched)
 bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2);
 void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                          std::vector<SurfacePoint>& out);

@@ -68,7 +68,7 @@ void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, doub
   if (!OwnPlaneCylinderPoints(m, g1, g2) || !std::isfinite(band)) return;
   const PlaneCylinder pc(m, d, g1, g2);
   if (!pc.Finite()) return;
-  const double same = 1e-9 * std::max(pc.radius, pc.half);
+  const double same = 1e-9 * pc.radius;  // the rim's separation scales with r (contact_jdot's routing: 1e-9 r)
   const size_t first = out.size();
   auto emit = [&](const Vec3& point) {
     const double dist = (point - pc.origin).dot(pc.normal);
