@@ -66,23 +66,4 @@ int IslandSolver::rank() const {
   return r;
 }
 
-Eigen::MatrixXd IslandSolver::NullSpace() const {
-  int nrow = 0, ncol = 0;
-  for (int g = 0; g < groups_.count; g++) {
-    nrow += static_cast<int>(groups_.rows[g].size());
-    ncol += static_cast<int>(groups_.rows[g].size()) - blocks_[g].solver.rank();
-  }
-  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(nrow, ncol);
-  int c = 0;
-  for (int g = 0; g < groups_.count; g++) {
-    if (blocks_[g].solver.rank() == static_cast<int>(groups_.rows[g].size())) continue;
-    const Eigen::MatrixXd n = blocks_[g].solver.NullSpace();
-    const std::vector<int>& rows = groups_.rows[g];
-    for (int j = 0; j < n.cols(); j++, c++) {
-      for (size_t r = 0; r < rows.size(); r++) out(rows[r], c) = n(static_cast<Eigen::Index>(r), j);
-    }
-  }
-  return out;
-}
-
 }  // namespace saltation

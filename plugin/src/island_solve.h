@@ -12,8 +12,6 @@
 //            (one group spanning every dof reproduces the whole-matrix arithmetic bit for bit)
 //   Solve    (b, one entry per row of J) => x with A x = b, block by block
 //   rank     the sum of the blocks' numerical ranks
-//   NullSpace  an orthonormal basis (columns, one entry per row of J) of the null space the blocks'
-//            pseudo-inverses dropped (PsdSolver::NullSpace), each column on its own group's rows
 //
 // Reads d's factor; writes only its own buffers, which it keeps from call to call (no allocation
 // once a group structure of the same sizes has been seen: the hook's per-step path).
@@ -40,7 +38,6 @@ class IslandSolver {
   void Solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
   int groups() const { return groups_.count; }
   int rank() const;
-  Eigen::MatrixXd NullSpace() const;
 
  private:
   struct Block {

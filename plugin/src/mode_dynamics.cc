@@ -11,7 +11,6 @@
 #include "island_passes.h"
 #include "island_solve.h"
 #include "mujoco_stages.h"
-#include "support_split.h"
 
 #include "saltation/contact_features.h"
 #include "saltation/errors.h"
@@ -374,13 +373,6 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   out.rank = solver.rank();
   out.qacc += out.JMinv.transpose() * out.lambda;
   ZeroOutside(scope, out.qacc);  // J M⁻¹ is 0 there (M is block-diagonal over the trees)
-  // a redundant support's forces: the non-negative split closest to the min-norm one when one
-  // exists (support_split.h; Jᵀλ, so qacc, is the same)
-  if (out.rank < nrow) {
-    bool pulls = false;
-    for (int row : out.constraints.normal_row) pulls = pulls || out.lambda(row) < 0;
-    if (pulls) NonNegativeSplit(solver.NullSpace(), out.constraints.normal_row, out.lambda);
-  }
   for (size_t k = 0; k < mode.contacts.size(); k++) {
     out.normal_force(k) = out.lambda(out.constraints.normal_row[k]);
   }

@@ -84,17 +84,6 @@ Eigen::MatrixXd PsdSolver::Solve(const Eigen::MatrixXd& B) const {
   return vectors_ * (winv_.asDiagonal() * (vectors_.transpose() * B));
 }
 
-Eigen::MatrixXd PsdSolver::NullSpace() const {
-  const int n = static_cast<int>(winv_.size());
-  if (method_ != Method::kPseudoInverse || n == 0) return Eigen::MatrixXd(vectors_.rows(), 0);
-  Eigen::MatrixXd out(n, n - rank_);
-  int c = 0;
-  for (int i = 0; i < n; i++) {
-    if (winv_(i) == 0) out.col(c++) = vectors_.col(i);
-  }
-  return out;
-}
-
 int SolvePsd(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double tol, Eigen::VectorXd& x) {
   PsdSolver solver;
   solver.Compute(A, tol, PsdSolver::Method::kPseudoInverse);

@@ -23,9 +23,6 @@ class PsdSolver {
   Eigen::MatrixXd Solve(const Eigen::MatrixXd& B) const;
   Method method() const { return method_; }
   int rank() const { return rank_; }
-  // An orthonormal basis (columns) of the null space the pseudo-inverse dropped: A's eigenvectors
-  // whose eigenvalues are at or below tol·max; no columns after a Cholesky factorisation.
-  Eigen::MatrixXd NullSpace() const;
 
  private:
   Method method_ = Method::kAuto;
