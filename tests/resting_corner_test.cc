@@ -52,6 +52,23 @@ TEST_F(RestingCorner, ABoxOnARedundantSupportRestsOnThreeCornersWithoutEvents) {
   State x0 = InitialState(m.get(), "");
   x0.qvel(0) = 1.0;  // sliding along x
   x0.qvel(5) = 3.0;  // spinning about its vertical axis
+  // the scene is what it is for: the four bottom corners touch, their rows have rank three, and the
+  // min-norm split pulls at the far corner, m g/4 (1 + 0.6 s_x + 0.6 s_y) = (0.55, 0.25, 0.25, −0.05) m g
+  Mode four;
+  for (const ContactPoint& p : ListedPoints(model, x0.qpos)) {
+    if (std::abs(p.gap) < 1e-12) four.contacts.push_back(p.id);
+  }
+  ASSERT_EQ(four.contacts.size(), 4u);
+  const ModeDynamics at_rest = EvaluateMode(model, sim.data(), x0, four);
+  EXPECT_EQ(at_rest.rank, 3);
+  std::vector<double> split(at_rest.normal_force.data(), at_rest.normal_force.data() + 4);
+  std::sort(split.begin(), split.end());
+  const double w = kMass * kG;
+  EXPECT_NEAR(split[0], -0.05 * w, 1e-12 * w);
+  EXPECT_NEAR(split[1], 0.25 * w, 1e-12 * w);
+  EXPECT_NEAR(split[2], 0.25 * w, 1e-12 * w);
+  EXPECT_NEAR(split[3], 0.55 * w, 1e-12 * w);
+
   HybridState s = sim.Initialize(x0);
   // the far corner pulls in the min-norm split of four: the start holds the near three
   EXPECT_EQ(s.mode.contacts.size(), 3u);
@@ -68,12 +85,11 @@ TEST_F(RestingCorner, ABoxOnARedundantSupportRestsOnThreeCornersWithoutEvents) {
   EXPECT_LT(std::abs(s.x.qvel(2)), 1e-13);
   EXPECT_LT(s.x.qvel.segment(3, 2).norm(), 1e-13);
   // held on its three near corners with the statics' forces (0.6, 0.2, 0.2) m g, the far corner
-  // touching with none
+  // touching with none (measured: height exact, speeds 1.8e-15 and 2.3e-14, forces to 1.3e-15 m g)
   ASSERT_EQ(s.mode.contacts.size(), 3u);
   const ModeDynamics dyn = EvaluateMode(model, sim.data(), s.x, s.mode);
   std::vector<double> f(dyn.normal_force.data(), dyn.normal_force.data() + dyn.normal_force.size());
   std::sort(f.begin(), f.end());
-  const double w = kMass * kG;
   EXPECT_NEAR(f[0], 0.2 * w, 1e-12 * w);
   EXPECT_NEAR(f[1], 0.2 * w, 1e-12 * w);
   EXPECT_NEAR(f[2], 0.6 * w, 1e-12 * w);
