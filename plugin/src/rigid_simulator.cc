@@ -493,13 +493,14 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
       const double tol = model_.options().contact_tol;
       const double slow = model_.options().min_bounce_speed;
       double a = 0, fa = start.inactive[i].gap, fb = p.gap, shift = 0;
-      // touching (within contact_tol), at rest, its row in the span of the island's held rows: its
+      // touching (within contact_tol), at rest (|v_n| ≤ velocity_tol), its row in the span of the island's held rows: its
       // gap is held at zero to round-off by theirs (a box's fourth corner on a face held by three,
       // issue 14) and crosses zero with ∇gᵀF⁻ at round-off — no event of the rigid model (the
       // flows with and without it coincide). It takes the at-rest branch below: it counts only once
       // it sinks contact_tol below where it started
       const bool resting = fa > 0 && fa <= tol &&
-                           std::abs(NormalVelocity(model_, data_, s.x, start.inactive[i])) <= slow &&
+                           std::abs(NormalVelocity(model_, data_, s.x, start.inactive[i])) <=
+                               model_.options().velocity_tol &&
                            RowInModeSpan(model_, data_, s.x, local, start.inactive[i]);
       if (fa <= 0 || resting) {
         // a start below zero is round-off or the drift of a constraint held at acceleration level
