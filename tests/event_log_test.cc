@@ -15,6 +15,7 @@
 #include "saltation/event_json.h"
 #include "saltation/event_log_header.h"
 #include "saltation/event_log_reader.h"
+#include "saltation/loading.h"
 #include "saltation/tangent.h"
 #include "test_models.h"
 #include "test_util.h"
@@ -352,19 +353,11 @@ TEST(EventLog, ReaderTypeChecksEveryFieldOfARecord) {
 
 // The CSV and the JSON record say the same of every flag (grazing, proxy, input_jump; a JSON flag
 // absent is false): on a run whose release is an input jump (the ball pulled off the plane by a
-// control that steps between steps, tests/input_jump_release_test.cc's scene with a motor), and on
+// control that steps between steps: tests/models/pulled_ball.xml), and on
 // records without Ξ carrying each flag (before, the CSV had no input_jump column and the JSON of a
 // record without Ξ dropped proxy and input_jump)
 TEST(EventLog, CsvAndJsonAgreeOnEveryFlag) {
-  ModelPtr m = LoadModelFromString(R"(
-<mujoco>
-  <option timestep="0.001"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="1 1 0.1"/>
-    <body name="ball" pos="0 0 0.01"><freejoint name="free"/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
-  </worldbody>
-  <actuator><motor name="lift" joint="free" gear="0 0 1 0 0 0"/></actuator>
-</mujoco>)");
+  ModelPtr m = LoadModel(SALTATION_SOURCE_DIR "/tests/models/pulled_ball.xml");
   Hook hook(m.get());
   std::vector<HookEvent> events;
   hook.on_event = [&](HookEvent& ev) { events.push_back(ev); };

@@ -261,23 +261,13 @@ def test_an_event_reads_every_field_the_reader_knows():
         ev.colour
 
 
-# the ball of tests/input_jump_release_test.cc resting on a plane, pulled up at 0.02 s by a motor
-# whose control steps from 0 to twice the weight between two steps: a release at an input jump
-PULLED_BALL = """
-<mujoco>
-  <option timestep="0.001"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="1 1 0.1"/>
-    <body name="ball" pos="0 0 0.01"><freejoint name="free"/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
-  </worldbody>
-  <actuator><motor name="lift" joint="free" gear="0 0 1 0 0 0"/></actuator>
-</mujoco>
-"""
+# a ball resting on a plane, pulled up at 0.02 s by a motor whose control steps from 0 to twice the
+# weight between two steps: a release at an input jump (the C++ tests' scene)
+PULLED_BALL = ROOT / "tests" / "models" / "pulled_ball.xml"
 
 
 def test_csv_and_json_say_the_same_of_every_flag(cli, tmp_path):
-    model = tmp_path / "pulled.xml"
-    model.write_text(PULLED_BALL)
+    model = PULLED_BALL
     ctrl = tmp_path / "ctrl.csv"
     ctrl.write_text("time,lift\n0,0\n0.0195,0\n0.0196,1.962\n1,1.962\n")
     jsonl, table = tmp_path / "pulled.jsonl", tmp_path / "pulled.csv"
