@@ -242,7 +242,7 @@ def test_an_event_reads_every_field_the_reader_knows():
     from saltation import _core
     ev = saltation.Event({"time": 0.5, "kind": "touchdown"})
     # every field the reader knows reads on a record without it (a hand-kept list in Event lacked some)
-    for name in _core.record_fields:
+    for name in set(_core.record_fields) - {"time", "kind"}:
         expected = False if name in ("grazing", "proxy", "input_jump") else None
         assert getattr(ev, name) is expected, name
     assert {"feature", "feature_before", "feature_after", "error", "input_jump", "dg_dt"} <= set(_core.record_fields)
