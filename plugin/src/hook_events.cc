@@ -83,10 +83,9 @@ bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) 
   }
   // the point the crossing names at its state, held by the mode (each point once, as the mode is
   // matched everywhere) or by a contact that joined an impact of this step
-  std::vector<ContactPoint> points;
-  const int own = NamedPointAt(*model_, *data_, c.id, x, points);
+  const int own = NamedPointAt(*model_, *data_, c.id, x, named_points_);
   if (own < 0) return false;
-  return ModeContactAt(mode_, points, own) >= 0 || NearestPointOfAny(joined.contacts, points, own);
+  return ModeContactAt(mode_, named_points_, own) >= 0 || NearestPointOfAny(joined.contacts, named_points_, own);
 }
 
 int Hook::NamedModeContact(const Crossing& c, const StepGuards& detected) const {

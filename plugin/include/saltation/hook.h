@@ -222,6 +222,7 @@ class Hook {
   bool started_ = false;
   Mode mode_;
   std::vector<ContactId> held_before_;  // Account's scratch: the mode's contacts before their anchors followed
+  std::vector<ContactPoint> named_points_;  // AlreadyInMode's scratch: the crossing's pair's points at its state
   std::unique_ptr<SavedStep> prev_, cur_;
   std::unique_ptr<StepGuards[]> guards_;  // x_k, x_{k−1}, x_{k−2} at head_, head_+2, head_+1 (mod 3)
   int head_ = 0;
