@@ -174,8 +174,9 @@ class Hook {
   // the index in mode_ of the contact a liftoff's or release's crossing names: the mode contact,
   // as the mode is now, matched (MatchContacts) to the point the crossing's contact held at x_k
   // (detected.match); a contact MuJoCo lost at x_k, by its very id. −1 when the mode holds that
-  // point no more (an earlier event of the step removed its contact): the crossing is then not
-  // recorded. No distance: another held point of the pair, however near, is another contact
+  // point no more (an earlier event of the step removed its contact): the crossing then makes no
+  // record and is counted (crossings_of_removed_contacts()). No distance: another held point of the
+  // pair, however near, is another contact
   int NamedModeContact(const Crossing& c, const StepGuards& detected) const;
   void EmitSimultaneous(const std::vector<size_t>& step_events);
   // whether a touchdown crossing's point, at its state x (the step's inputs loaded), is a contact
