@@ -297,3 +297,24 @@ def test_report_refuses_a_bad_log_and_writes_nothing(tmp_path):
     table.write_text(EXAMPLE.with_suffix(".csv").read_text())
     assert report.main([str(table), "--out", str(out)]) == 1
     assert not out.exists()
+
+
+def test_check_event_log_lets_other_threads_run():
+    # the C++ parse runs with the GIL released: a counting thread advances while it parses (with
+    # the GIL held it could not, past the interpreter's switch interval at either end)
+    import threading
+    import time
+    from saltation import _core
+    lines = EXAMPLE.read_text().splitlines()
+    text = lines[0] + "\n" + (lines[-1] + "\n") * 20000  # about 4 MB: a few tenths of a second
+    stamps, stop = [], threading.Event()
+    counter = threading.Thread(target=lambda: [stamps.append(time.perf_counter()) for _ in iter(stop.is_set, True)])
+    counter.start()
+    time.sleep(0.05)
+    t0 = time.perf_counter()
+    _core.check_event_log(text, "big.jsonl")
+    t1 = time.perf_counter()
+    stop.set()
+    counter.join()
+    assert t1 - t0 > 0.12, "the log parsed too fast to tell"
+    assert any(t0 + 0.05 < s < t1 - 0.05 for s in stamps)
