@@ -15,6 +15,7 @@
 #include "saltation/event_json.h"
 #include "saltation/event_log_header.h"
 #include "saltation/event_log_reader.h"
+#include "saltation/loading.h"
 #include "saltation/tangent.h"
 #include "test_models.h"
 #include "test_util.h"
@@ -351,20 +352,12 @@ TEST(EventLog, ReaderTypeChecksEveryFieldOfARecord) {
 }
 
 // The CSV and the JSON record say the same of every flag (grazing, proxy, input_jump; a JSON flag
-// absent is false): on a run whose release is an input jump (the ball pulled off the plane by a
-// control that steps between steps, tests/input_jump_release_test.cc's scene with a motor), and on
+// absent is false) and of the restitution (a liftoff's too): on a run whose release is an input jump (the ball pulled off the plane by a
+// control that steps between steps: tests/models/pulled_ball.xml), and on
 // records without Ξ carrying each flag (before, the CSV had no input_jump column and the JSON of a
 // record without Ξ dropped proxy and input_jump)
 TEST(EventLog, CsvAndJsonAgreeOnEveryFlag) {
-  ModelPtr m = LoadModelFromString(R"(
-<mujoco>
-  <option timestep="0.001"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="1 1 0.1"/>
-    <body name="ball" pos="0 0 0.01"><freejoint name="free"/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
-  </worldbody>
-  <actuator><motor name="lift" joint="free" gear="0 0 1 0 0 0"/></actuator>
-</mujoco>)");
+  ModelPtr m = LoadModel(SALTATION_SOURCE_DIR "/tests/models/pulled_ball.xml");
   Hook hook(m.get());
   std::vector<HookEvent> events;
   hook.on_event = [&](HookEvent& ev) { events.push_back(ev); };
@@ -397,7 +390,7 @@ TEST(EventLog, CsvAndJsonAgreeOnEveryFlag) {
   for (const HookEvent& ev : events) log += HookEventToJson(hook.rigid_model(), ev) + "\n";
   const EventLog read = ParseEventLog(log, "flags.jsonl");
   ASSERT_EQ(read.records.size(), events.size());
-  int flags_true = 0;
+  int flags_true = 0, liftoffs_with_e = 0;
   for (size_t i = 0; i < events.size(); i++) {
     const std::string row = HookEventToCsv(hook.rigid_model(), events[i]);
     std::vector<std::string> cells;
@@ -406,6 +399,16 @@ TEST(EventLog, CsvAndJsonAgreeOnEveryFlag) {
       cells.push_back(row.substr(start, comma - start));
     }
     ASSERT_EQ(cells.size(), columns.size()) << row;
+    // the restitution cell holds the JSON's value where it has one (a liftoff's too), else is empty
+    const size_t rc = std::find(columns.begin(), columns.end(), "restitution") - columns.begin();
+    ASSERT_LT(rc, columns.size());
+    const JsonValue* e = read.records[i].json.Find("restitution");
+    if (e && e->is_number()) {
+      EXPECT_EQ(cells[rc].empty() ? -1.0 : std::stod(cells[rc]), e->number()) << "record " << i << ": " << row;
+      liftoffs_with_e += events[i].kind == EventKind::kLiftoff ? 1 : 0;
+    } else {
+      EXPECT_EQ(cells[rc], "") << "record " << i << ": " << row;
+    }
     for (const char* flag : {"grazing", "proxy", "input_jump"}) {
       const size_t c = std::find(columns.begin(), columns.end(), flag) - columns.begin();
       ASSERT_LT(c, columns.size()) << flag << " has no CSV column";
@@ -416,6 +419,7 @@ TEST(EventLog, CsvAndJsonAgreeOnEveryFlag) {
     }
   }
   EXPECT_GE(flags_true, 1 + 12);  // the input jump, and 4 × 3 set on the records without Ξ
+  EXPECT_EQ(liftoffs_with_e, 1);  // the input-jump liftoff: its pair's e in both (the CSV's cell was empty)
 }
 
 TEST(EventLog, ReaderSurvivesRandomMutations) {
@@ -460,11 +464,12 @@ TEST(EventLog, CsvHasAColumnPerFlagAndEmptyCellsWhereAFieldDoesNotApply) {
     ASSERT_EQ(columns(row), n) << row;
     if (ev.kind == EventKind::kLiftoff) {
       saw_liftoff = true;
-      // restitution does not apply to a liftoff: empty, not 0
+      // a liftoff's restitution: its pair's e at the event, as its JSON record has it (not empty)
       std::vector<std::string> cells;
       size_t start = 0;
       for (size_t c; (c = row.find(',', start)) != std::string::npos; start = c + 1) cells.push_back(row.substr(start, c - start));
-      EXPECT_EQ(cells[5], "") << row;
+      ASSERT_NE(cells[5], "") << row;
+      EXPECT_EQ(std::stod(cells[5]), ev.rigid.restitution) << row;
       EXPECT_NE(cells[6], "") << row;  // transversality
     }
   }

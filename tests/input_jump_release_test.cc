@@ -3,7 +3,7 @@
 // start, exactly (HookEvent::input_jump), with Ξ = I: the guard is the time surface of the switch,
 // not a state guard (docs/theory.md, "A release at an input jump").
 //
-// Scene: a ball (radius r = 0.01 m, m = 0.1 kg) resting on a plane, pulled straight up by an
+// Scene (tests/models/pulled_ball.xml): a ball (radius r = 0.01 m, m = 0.1 kg) resting on a plane, pulled straight up by an
 // applied force F = 2 m g (xfrc_applied, set between steps) from the first step starting at or
 // after t_s = 0.02 s. Closed form: λ_n = m g − F = −m g < 0 at once. Before (66ca7a4) the hook
 // never bracketed the sign change (it localised the liftoff guard with the previous step's inputs,
@@ -16,6 +16,7 @@
 
 #include "saltation/event_json.h"
 #include "saltation/hook.h"
+#include "saltation/loading.h"
 #include "test_util.h"
 
 namespace saltation::testing {
@@ -23,14 +24,8 @@ namespace {
 
 class InputJumpRelease : public MujocoTest {};
 
-const char* kBallOnPlane = R"(
-<mujoco>
-  <option timestep="0.001"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="1 1 0.1"/>
-    <body name="ball" pos="0 0 0.01"><freejoint/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
-  </worldbody>
-</mujoco>)";
+// the ball on its plane (its motor, ctrl 0, stays idle here: the pull is an applied force)
+const char* kBallOnPlane = SALTATION_SOURCE_DIR "/tests/models/pulled_ball.xml";
 
 // steps the hook to t_end, pulling the ball up by `pull` from the first step starting at or after
 // t_s; returns that step's start time
@@ -48,7 +43,7 @@ double RunPulled(const mjModel* m, Hook& hook, mjData* d, double pull, double t_
 }
 
 TEST_F(InputJumpRelease, ReleasesAtTheStepWhoseInputPulls) {
-  ModelPtr m = LoadModelFromString(kBallOnPlane);
+  ModelPtr m = LoadModel(kBallOnPlane);
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
   // settle first: the ball rests in the mode
@@ -93,7 +88,7 @@ TEST_F(InputJumpRelease, ReleasesAtTheStepWhoseInputPulls) {
 // The bookkeeping on the worker thread (it replays each step from the saved start state and its
 // inputs) records the same release, bit for bit
 TEST_F(InputJumpRelease, TheWorkerThreadRecordsTheSameRelease) {
-  ModelPtr m = LoadModelFromString(kBallOnPlane);
+  ModelPtr m = LoadModel(kBallOnPlane);
   const double weight = 0.1 * -m->opt.gravity[2];
   std::vector<std::string> json[2];
   for (int worker = 0; worker < 2; worker++) {
@@ -113,7 +108,7 @@ TEST_F(InputJumpRelease, TheWorkerThreadRecordsTheSameRelease) {
 
 // A pull below the weight leaves λ_n = m g − F > 0: no release, and nothing flagged
 TEST_F(InputJumpRelease, APullBelowTheWeightReleasesNothing) {
-  ModelPtr m = LoadModelFromString(kBallOnPlane);
+  ModelPtr m = LoadModel(kBallOnPlane);
   Hook hook(m.get());
   DataPtr d(mj_makeData(m.get()));
   const double weight = 0.1 * -m->opt.gravity[2];

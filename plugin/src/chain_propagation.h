@@ -8,7 +8,8 @@
 //   Advance  (saved x_{k−1}, x_k, Resimulator) => Φ and P advanced to t_k (time()): the mode flows
 //                                                 from the mode HoldMode last gave, Ξ and
 //                                                 mode_after at each pending event
-//   HoldMode (the hook's mode at x_k)          => the mode the next Advance starts from
+//   HoldMode (the hook's mode at x_k)          => the mode the next Advance starts from (kept only
+//                                                 by the chains that flow on it: rigid Φ, covariance)
 //   Skip     (t_k)                             => nothing propagated: pending events dropped
 //
 // The mode is the hook's, taken after each step (HoldMode), not a copy the chain carries on by
@@ -47,7 +48,11 @@ class ChainPropagator {
     if (folds_events()) pending_.push_back(ev);
   }
   void Advance(const SavedStep& prev, const SavedStep& cur, double dt, Resimulator& resim);
-  void HoldMode(const Mode& mode) { mode_.contacts = mode.contacts; }
+  // copied only for the chains that flow on it (rigid Φ, covariance: folds_events); the compliant
+  // chain (MuJoCo's own step) does not read it
+  void HoldMode(const Mode& mode) {
+    if (folds_events()) mode_.contacts = mode.contacts;
+  }
   void Skip(double t);
 
   // Φ(t ← t0) = exp(log_scale) · matrix (kept apart so long products do not overflow)

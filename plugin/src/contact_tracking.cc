@@ -5,20 +5,6 @@
 
 namespace saltation {
 
-int FindInMode(const Mode& mode, const ContactId& id, double tol) {
-  int best = -1;
-  double best_dist = tol;
-  for (size_t k = 0; k < mode.contacts.size(); k++) {
-    if (!mode.contacts[k].SamePair(id)) continue;
-    const double dist = (mode.contacts[k].anchor - id.anchor).norm();
-    if (dist <= best_dist) {
-      best_dist = dist;
-      best = static_cast<int>(k);
-    }
-  }
-  return best;
-}
-
 int ModeContactAt(const Mode& mode, const std::vector<ContactPoint>& points, int point) {
   if (point < 0 || point >= static_cast<int>(points.size())) return -1;
   thread_local std::vector<ContactId> pair_ids;
@@ -42,8 +28,7 @@ void ContactTracker::Clear() {
   measuring_ = 0;
 }
 
-void ContactTracker::OnEvent(const HookEvent& ev, long step, Mode& mode,
-                                               double same_point_tol) {
+void ContactTracker::OnEvent(const HookEvent& ev, long step, Mode& mode) {
   if (!ChangesContact(ev.kind)) return;
   const ContactId contact = ev.contact;
   const double time = ev.time;
@@ -94,8 +79,14 @@ void ContactTracker::OnEvent(const HookEvent& ev, long step, Mode& mode,
   z.contact = contact;
   z.ratio = r;
   z.accumulation_time = t.zeno_until;
-  // the contact is sustained from here on: its remaining bounces are not reported
-  if (FindInMode(mode, contact, same_point_tol) < 0) mode.contacts.push_back(contact);
+  // the contact is sustained from here on: its remaining bounces are not reported. It joins the mode
+  // unless that very point is there: an event's contact enters its mode_after as the same id, anchor
+  // bit for bit (TouchdownEvent's candidates), whatever friction the impact left it (so not
+  // SameContact); another point of the pair, however near, is another contact
+  const bool held = std::any_of(mode.contacts.begin(), mode.contacts.end(), [&](const ContactId& id) {
+    return id.SamePair(contact) && id.anchor == contact.anchor;
+  });
+  if (!held) mode.contacts.push_back(contact);
   emit_(z);
 }
 

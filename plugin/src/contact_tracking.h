@@ -29,9 +29,6 @@
 
 namespace saltation {
 
-// index of the mode contact that is `id` (same pair, anchor within tol), or −1
-int FindInMode(const Mode& mode, const ContactId& id, double tol);
-
 // The index of the mode contact that holds points[point] when the mode's contacts of its pair are
 // matched to `points` as the mode is matched everywhere (MatchContacts: nearest anchor, each point
 // once, earlier contacts first), or −1 when none does. No distance decides it: two points of one
@@ -47,7 +44,7 @@ class ContactTracker {
   void Clear();
 
   // reads ev's kind, time, contact and rigid.xi.transversality only
-  void OnEvent(const HookEvent& ev, long step, Mode& mode, double same_point_tol);
+  void OnEvent(const HookEvent& ev, long step, Mode& mode);
   bool RecentlyReleased(const GeomPair& pair, long step) const;
   bool Sustained(const GeomPair& pair, double time) const;
   void NearMisses(const std::vector<ContactPoint>& before, const std::vector<ContactPoint>& at,

@@ -40,14 +40,15 @@ std::string HookEventCsvHeader() {
 std::string HookEventToCsv(const Model& model, const HookEvent& ev) {
   if (ev.xi_pending) throw ConfigError("event's Ξ is not complete yet (Ξ on demand): call Hook::CompleteXi first");
   const EventKind k = ev.kind;
-  const bool impact = ev.has_xi && ev.rigid.kind == EventKind::kTouchdown;
   std::string row = Cell(ev.time);
   row += ',';
   row += EventKindName(k);
   row += ',' + (ev.group >= 0 ? std::to_string(ev.group) : "");
   row += ',' + Text(ev.contact.geom1 >= 0 ? model.GeomName(ev.contact.geom1) : "");
   row += ',' + Text(ev.contact.geom2 >= 0 ? model.GeomName(ev.contact.geom2) : "");
-  row += ',' + (impact || k == EventKind::kRestitution ? Cell(ev.restitution) : "");
+  // as the JSON record: every event with Ξ has its pair's e (the value its impact used; a release's
+  // at the event), a restitution record the measured one
+  row += ',' + (ev.has_xi ? Cell(ev.rigid.restitution) : k == EventKind::kRestitution ? Cell(ev.restitution) : "");
   if (ev.has_xi) {
     row += ',' + Cell(ev.rigid.xi.transversality) + ',' + Cell(ev.rigid.xi.transversality_rel) + ',' +
            Cell(ev.rigid.xi.Norm());

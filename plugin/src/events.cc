@@ -271,21 +271,37 @@ void CompleteEvent(const Model& model, Data& data, const RestitutionTable& resti
   ev.complete = true;
 }
 
-RigidEvent ReleaseEventAt(const Model& model, const RestitutionTable& restitution, const State& x, const Mode& mode, int k,
-                          Mode* local, Mode* rest, int* k_local) {
-  RigidEvent ev = EventAt(EventKind::kLiftoff, x, mode);
+ReleaseStart ReleaseEventAt(const Model& model, const RestitutionTable& restitution, const State& x, const Mode& mode,
+                            int k) {
+  ReleaseStart start;
+  RigidEvent& ev = start.ev;
+  ev = EventAt(EventKind::kLiftoff, x, mode);
   ev.x_plus = x;
   ev.contact = mode.contacts[k];
   ev.mode_index = k;
   ev.restitution = restitution.Pair(ev.contact.geom1, ev.contact.geom2);
   ev.island = IslandOf(model, mode.contacts, {ev.contact});
-  *local = RestrictMode(model.mj(), mode, ev.island, rest);
-  *k_local = IndexInIsland(model.mj(), mode, k, ev.island);
-  return ev;
+  start.local = RestrictMode(model.mj(), mode, ev.island, &start.rest);
+  start.k = IndexInIsland(model.mj(), mode, k, ev.island);
+  return start;
 }
 
-Mode ReleaseModeAfter(const Model& model, Data& data, const State& x, const Mode& local, const Mode& rest, int k,
-                      const ModeDynamics* before, double force_tol, RigidEvent& ev) {
+ReleaseBefore EvaluateBeforeRelease(const Model& model, Data& data, const State& x, ReleaseStart& start) {
+  ReleaseBefore before;
+  before.dyn = EvaluateMode(model, data, x, start.local);  // data.main() at x's configuration
+  RigidEvent& ev = start.ev;
+  ev.point = before.dyn.constraints.points[start.k].pos;
+  ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
+  before.f_minus.resize(model.ndx());
+  before.f_minus << x.qvel, before.dyn.qacc, before.dyn.act_dot;
+  return before;
+}
+
+Mode ReleaseModeAfter(const Model& model, Data& data, const State& x, ReleaseStart& start, const ModeDynamics* before,
+                      double force_tol) {
+  const Mode& local = start.local;
+  const int k = start.k;
+  RigidEvent& ev = start.ev;
   Mode after = local;
   // a sticking contact first tries to slip: it stays when it still presses without friction
   bool slips = false;
@@ -303,31 +319,27 @@ Mode ReleaseModeAfter(const Model& model, Data& data, const State& x, const Mode
   }
   if (!slips) after.contacts.erase(after.contacts.begin() + k);
   ev.released = ReleasePulling(model, data, x, after, force_tol, &ev.rank_after);
-  ev.mode_after = MergeModes(rest, after);
+  ev.mode_after = MergeModes(start.rest, after);
   return after;
 }
 
 RigidEvent LiftoffEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                         const State& x, const Mode& mode, int k, double force_tol, bool complete) {
-  Mode local, rest;
-  RigidEvent ev = ReleaseEventAt(model, restitution, x, mode, k, &local, &rest, &k);  // k: the index in local
-
-  const ModeDynamics before = EvaluateMode(model, data, x, local);  // data.main() at x's configuration
-  ev.point = before.constraints.points[k].pos;
-  ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
-  Eigen::VectorXd f_minus(model.ndx());
-  f_minus << x.qvel, before.qacc, before.act_dot;
-  ReleaseModeAfter(model, data, x, local, rest, k, &before, force_tol, ev);
+  ReleaseStart start = ReleaseEventAt(model, restitution, x, mode, k);
+  const ReleaseBefore before = EvaluateBeforeRelease(model, data, x, start);
+  ReleaseModeAfter(model, data, x, start, &before.dyn, force_tol);
+  RigidEvent ev = std::move(start.ev);
   ev.complete = false;
   if (complete) {
-    ev.xi.f_minus = f_minus;
+    ev.xi.f_minus = before.f_minus;
     CompleteEvent(model, data, restitution, ev);
     return ev;
   }
   // the transversality alone: the guard's derivative along F⁻ (central, two mode evaluations)
+  const Eigen::VectorXd& f_minus = before.f_minus;
   const double h = model.options().fd_step / std::max(1.0, f_minus.norm());
-  const double rate = (LiftoffGuard(model, data, Integrate(model.mj(), x, f_minus * h), local, k) -
-                       LiftoffGuard(model, data, Integrate(model.mj(), x, f_minus * h, -1), local, k)) /
+  const double rate = (LiftoffGuard(model, data, Integrate(model.mj(), x, f_minus * h), start.local, start.k) -
+                       LiftoffGuard(model, data, Integrate(model.mj(), x, f_minus * h, -1), start.local, start.k)) /
                       (2 * h);
   if (rate == 0 || !std::isfinite(rate)) {
     throw NumericalError("saltation matrix undefined: transversality ∇gᵀF⁻ is zero or not finite "
@@ -391,20 +403,20 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
 
 RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                                  const State& x, const Mode& mode, int k, double force_tol, bool complete) {
-  Mode local, rest;
-  RigidEvent ev = ReleaseEventAt(model, restitution, x, mode, k, &local, &rest, &k);  // k: the index in local
-  const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, local);
+  ReleaseStart start = ReleaseEventAt(model, restitution, x, mode, k);
+  const Eigen::VectorXd f_minus = ModeVectorField(model, data, x, start.local);
   EvaluatePosition(model, data.main(), x.qpos.data());
   std::vector<ContactPoint> points;
   ListContacts(model, data.main(), points);
   std::vector<int> match;
-  MatchContacts(local.contacts, points, match);
-  const int i = match[k];
+  MatchContacts(start.local.contacts, points, match);
+  const int i = match[start.k];
   if (i < 0) throw NumericalError("released contact has no point");
   const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, data.main(), points[i], data.work());
-  const double rel = KineticTransversality(model, data.main(), grad_g, x.qvel, 0, &ev.island);
-  ev.point = points[i].pos;
-  ReleaseModeAfter(model, data, x, local, rest, k, nullptr, force_tol, ev);  // it leaves: no slip tried
+  const double rel = KineticTransversality(model, data.main(), grad_g, x.qvel, 0, &start.ev.island);
+  start.ev.point = points[i].pos;
+  ReleaseModeAfter(model, data, x, start, nullptr, force_tol);  // it leaves: no slip tried
+  RigidEvent ev = std::move(start.ev);
   ev.kinematic_release = true;
   ev.xi = ComputeTransversality(f_minus, grad_g);
   ev.xi.transversality_rel = rel;

@@ -341,10 +341,8 @@ void Hook::Emit(HookEvent ev) {
     brief.time = stored.time;
     brief.contact = stored.contact;
     brief.rigid.xi.transversality = stored.rigid.xi.transversality;
-    // a Zeno record puts the event's contact into the mode unless that very point is there: an
-    // event's contact enters its mode_after as the same id, anchor bit for bit (TouchdownEvent's
-    // candidates), so the tolerance is 0 — another point of the pair, however near, is another
-    tracker_->OnEvent(brief, step_index_, mode_, 0);
+    // (a Zeno record puts the event's contact into the mode unless that very point is there)
+    tracker_->OnEvent(brief, step_index_, mode_);
   }
 }
 

@@ -61,16 +61,12 @@ int NamedPointAt(const Model& model, Data& data, const ContactId& id, const Stat
 // λ_n = m g − F is constant along the flow) and would make a graze of it.
 RigidEvent InputJumpReleaseEvent(const Model& model, Data& data, const RestitutionTable& restitution, const State& x,
                                  const Mode& mode, int k, double force_tol) {
-  Mode local, rest;
-  RigidEvent ev = ReleaseEventAt(model, restitution, x, mode, k, &local, &rest, &k);  // k: the index in local
-  const ModeDynamics before = EvaluateMode(model, data, x, local);
-  ev.point = before.constraints.points[k].pos;
-  ev.feature = ev.contact.feature >= 0 ? ev.contact.feature : FeatureAt(model.mj(), data.main(), ev.contact);
-  Eigen::VectorXd f_minus(model.ndx());
-  f_minus << x.qvel, before.qacc, before.act_dot;
-  const Mode after = ReleaseModeAfter(model, data, x, local, rest, k, &before, force_tol, ev);
+  ReleaseStart start = ReleaseEventAt(model, restitution, x, mode, k);
+  const ReleaseBefore before = EvaluateBeforeRelease(model, data, x, start);
+  const Mode after = ReleaseModeAfter(model, data, x, start, &before.dyn, force_tol);
   const Eigen::VectorXd f_plus = ModeVectorField(model, data, x, after);
-  ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), f_minus, f_plus,
+  RigidEvent ev = std::move(start.ev);
+  ev.xi = ComputeSaltation(ResetJacobian::NoReset(model.nv(), model.na()), before.f_minus, f_plus,
                            Eigen::VectorXd::Zero(model.ndx()), -1.0);
   ev.xi.transversality_rel = 1;  // a time guard is crossed head-on: never grazing
   ev.complete = true;
@@ -87,10 +83,9 @@ bool Hook::AlreadyInMode(const Crossing& c, const Mode& joined, const State& x) 
   }
   // the point the crossing names at its state, held by the mode (each point once, as the mode is
   // matched everywhere) or by a contact that joined an impact of this step
-  std::vector<ContactPoint> points;
-  const int own = NamedPointAt(*model_, *data_, c.id, x, points);
+  const int own = NamedPointAt(*model_, *data_, c.id, x, named_points_);
   if (own < 0) return false;
-  return ModeContactAt(mode_, points, own) >= 0 || NearestPointOfAny(joined.contacts, points, own);
+  return ModeContactAt(mode_, named_points_, own) >= 0 || NearestPointOfAny(joined.contacts, named_points_, own);
 }
 
 int Hook::NamedModeContact(const Crossing& c, const StepGuards& detected) const {

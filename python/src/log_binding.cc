@@ -2,7 +2,8 @@
 // log with the C++ reader, the one implementation of what a log may hold, before decoding it.
 //
 //   check_event_log(text, name)  the log's text; raises ValueError with the reader's message
-//                                (file:line: record i: the field and what is wrong)
+//                                (file:line: record i: the field and what is wrong); the GIL is
+//                                released while it parses
 //   event_kinds                  the names of the record kinds (EventKindName), for the CSV reader
 //   csv_columns                  the CSV's header (HookEventCsvHeader) split at its commas
 //   record_fields                every field a record may hold (EventRecordFields)
@@ -22,11 +23,20 @@ namespace saltation::python {
 
 void BindLogs(py::module_& m) {
   m.def("check_event_log", [](const std::string& text, const std::string& name) {
-    try {
-      ParseEventLog(text, name);
-    } catch (const LogFormatError& e) {
-      throw py::value_error(e.what());
+    // the parse reads only the two C++ strings (converted before the call): other Python threads
+    // run meanwhile; the message is raised with the GIL held again
+    std::string error;
+    bool failed = false;
+    {
+      py::gil_scoped_release released;
+      try {
+        ParseEventLog(text, name);
+      } catch (const LogFormatError& e) {
+        error = e.what();
+        failed = true;
+      }
     }
+    if (failed) throw py::value_error(error);
   }, py::arg("text"), py::arg("name"), "ValueError when the text is not an event log (docs/log-format.md)");
   py::tuple kinds(std::size(kEventKinds));
   for (size_t i = 0; i < std::size(kEventKinds); i++) kinds[i] = EventKindName(kEventKinds[i]);

@@ -5,8 +5,9 @@
 //   proxy,input_jump,min_gap,size,order_spread,accumulation_time,ratio,normal_velocity_minus,
 //   normal_velocity_plus,dg_dt,dreset_dt_norm,error
 //
-// group: the simultaneous group's id (its record and its members); restitution: touchdowns and
-// grazes with Ξ (the value the impact used) and restitution records (the measured e);
+// group: the simultaneous group's id (its record and its members); restitution: as the JSON record,
+// every event with Ξ (the value the impact used; a release's pair's value at the event) and
+// restitution records (the measured e);
 // transversality, transversality_rel, xi_norm: events with Ξ; grazing, proxy, input_jump:
 // true/false on every row, the JSON record's flag (absent there: false); min_gap: near_miss; size, order_spread: simultaneous; accumulation_time, ratio: zeno;
 // normal_velocity_minus/plus: restitution; dg_dt, dreset_dt_norm: events with Ξ on a model with

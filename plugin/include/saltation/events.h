@@ -106,24 +106,42 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
                           const ContactId& id, double simultaneous_gap, double force_tol,
                           bool complete = true, FieldMemo* fields = nullptr, ProbeMemo* probes = nullptr);
 
-// The start of a release of contact k of `mode` at x, one for every release (LiftoffEvent,
-// KinematicReleaseEvent, the hook's release at an input jump): returns the event's header — kind
-// kLiftoff, the time with a bracket of zero width, x⁻ = x⁺ = x, mode_before, the contact, mode_index
-// k, its pair's e in `restitution`, its island (islands.h) — and writes the island's part of the
-// mode to *local, the rest to *rest and the contact's index in *local to *k_local (k_local may
-// point at k). Reads nothing else; evaluates nothing.
-RigidEvent ReleaseEventAt(const Model& model, const RestitutionTable& restitution, const State& x, const Mode& mode, int k,
-                          Mode* local, Mode* rest, int* k_local);
+// The start of a release of contact k of a mode at x (ReleaseEventAt): the event's header and the
+// mode split at the event's island.
+struct ReleaseStart {
+  // kind kLiftoff, the time with a bracket of zero width, x⁻ = x⁺ = x, mode_before, the contact,
+  // mode_index k, its pair's e, its island (islands.h)
+  RigidEvent ev;
+  Mode local;  // the island's part of the mode (RestrictMode)
+  Mode rest;   // the rest of the mode
+  int k = -1;  // the contact's index in local
+};
 
-// The mode after the release of contact k of `local` (an island's mode, ReleaseEventAt) at x, one
-// rule for every release: with `before` (local's EvaluateMode at x), a sticking contact that still
-// presses when let slip becomes frictionless (ev.kind = kSlip); otherwise (or with before null: a
-// kinematic release, no slip tried) it leaves; then the contacts whose force pulls leave
-// (ReleasePulling: ev.released, ev.rank_after). Writes ev.kind (slip only), ev.released,
-// ev.rank_after and ev.mode_after = MergeModes(rest, island's mode after); returns the island's
-// mode after (F⁺'s mode). Evaluates the mode on data (data.main() is left at x's configuration).
-Mode ReleaseModeAfter(const Model& model, Data& data, const State& x, const Mode& local, const Mode& rest, int k,
-                      const ModeDynamics* before, double force_tol, RigidEvent& ev);
+// One start for every release (LiftoffEvent, KinematicReleaseEvent, the hook's release at an input
+// jump): contact k of `mode` at x, its pair's e read from `restitution`. Reads nothing else;
+// evaluates nothing.
+ReleaseStart ReleaseEventAt(const Model& model, const RestitutionTable& restitution, const State& x, const Mode& mode,
+                            int k);
+
+// The island's mode before a release, evaluated (LiftoffEvent, the hook's release at an input jump):
+// dyn = EvaluateMode of start.local at x (data.main() left at x's configuration) and F⁻ = (v, a,
+// act_dot) from it. Writes start.ev.point (the contact's point there) and start.ev.feature (its held
+// feature, else where the geometry has it: FeatureAt).
+struct ReleaseBefore {
+  ModeDynamics dyn;
+  Eigen::VectorXd f_minus;
+};
+ReleaseBefore EvaluateBeforeRelease(const Model& model, Data& data, const State& x, ReleaseStart& start);
+
+// The mode after the release that `start` begins (ReleaseEventAt) at x, one rule for every release:
+// with `before` (start.local's EvaluateMode at x), a sticking contact that still presses when let
+// slip becomes frictionless (kind kSlip); otherwise (or with before null: a kinematic release, no
+// slip tried) it leaves; then the contacts whose force pulls leave (ReleasePulling). Writes
+// start.ev's kind (slip only), released, rank_after and mode_after = MergeModes(start.rest, the
+// island's mode after); returns the island's mode after (F⁺'s mode). Evaluates the mode on data
+// (data.main() is left at x's configuration).
+Mode ReleaseModeAfter(const Model& model, Data& data, const State& x, ReleaseStart& start, const ModeDynamics* before,
+                      double force_tol);
 
 // Release of contact k of the mode at x (its normal force reached zero): a sticking contact that
 // still presses when let slip becomes frictionless (kind kSlip), otherwise it leaves the mode

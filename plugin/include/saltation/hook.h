@@ -174,8 +174,9 @@ class Hook {
   // the index in mode_ of the contact a liftoff's or release's crossing names: the mode contact,
   // as the mode is now, matched (MatchContacts) to the point the crossing's contact held at x_k
   // (detected.match); a contact MuJoCo lost at x_k, by its very id. −1 when the mode holds that
-  // point no more (an earlier event of the step removed its contact): the crossing is then not
-  // recorded. No distance: another held point of the pair, however near, is another contact
+  // point no more (an earlier event of the step removed its contact): the crossing then makes no
+  // record and is counted (crossings_of_removed_contacts()). No distance: another held point of the
+  // pair, however near, is another contact
   int NamedModeContact(const Crossing& c, const StepGuards& detected) const;
   void EmitSimultaneous(const std::vector<size_t>& step_events);
   // whether a touchdown crossing's point, at its state x (the step's inputs loaded), is a contact
@@ -222,6 +223,7 @@ class Hook {
   bool started_ = false;
   Mode mode_;
   std::vector<ContactId> held_before_;  // Account's scratch: the mode's contacts before their anchors followed
+  std::vector<ContactPoint> named_points_;  // AlreadyInMode's scratch: the crossing's pair's points at its state
   std::unique_ptr<SavedStep> prev_, cur_;
   std::unique_ptr<StepGuards[]> guards_;  // x_k, x_{k−1}, x_{k−2} at head_, head_+2, head_+1 (mod 3)
   int head_ = 0;
