@@ -43,9 +43,11 @@ bool PlaneRates(const mjModel* m, const mjData* d, const ContactPoint& p, const 
   Vec3 candidates[4] = {centre, centre, centre, centre};
   int count = 1;
   if (m->geom_type[g2] == mjGEOM_CYLINDER) {
-    if (!CylinderFaceCorners(m, d, g1, g2, candidates)) return CylinderRimRates(m, d, p, at, out);
+    // a cap's lowest rim point first: a corner coinciding with it is not listed (own_points.h)
+    if (CylinderRimPointsListed(m, d, g1, g2) && CylinderRimRates(m, d, p, at, out)) return true;
+    count = CylinderFaceCorners(m, d, g1, g2, candidates);
+    if (count == 0) return CylinderRimRates(m, d, p, at, out);
     r = 0;
-    count = 4;
   } else if (m->geom_type[g2] == mjGEOM_CAPSULE) {
     const Vec3 half = m->geom_size[3 * g2 + 1] * Column(d->geom_xmat + 9 * g2, 2);
     candidates[0] = centre + half;

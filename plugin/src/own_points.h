@@ -135,22 +135,31 @@
 //     the square (2/π of the disc's area). Fixed on the body, each is a smooth function of the
 //     state (its J̇v a plane against a body point, contact_jdot.h); listed up to 0.1 so that a
 //     disc slapping flat from its rim (a leaning coin falling onto its face) has its far corners'
-//     crossings seen by their guards however fast its tilt passes zero (up to 0.1 rad a step);
+//     crossings seen by their guards however fast its tilt passes zero (up to 0.1 rad a step).
+//     From sin(tilt) ≥ CylinderNearCornerTilt = 0.01 on only those of the rim's far half (not below
+//     the cap's centre): the tilted disc's support is its rim's lowest point alone, and a corner of
+//     the near half lies above it by r·sin(tilt)·(1 − cos ψ), ψ its angle round the rim from it, so
+//     a coin rolling or precessing on its rim had its corners pass under that point (touching at
+//     zero distance: touchdowns that held a corner and stopped its rolling; CylinderTip.*). Not from
+//     the face threshold: a held corner dropped before the rim point's touchdown is taken hands over
+//     to it without an impact (the tipping puck below then sank 0.8 mm and stopped);
 //   - from sin(tilt) ≥ CylinderFaceThreshold = 1e-6/(1 − cos 45°) ≈ 3.4e-6 on, each cap's lowest
 //     rim point (c ± h a + r·u, u the unit radial part of −n), as MuJoCo's first two: a coin on its
 //     rim, a wheel on its tread (two points, one per cap); smooth while the tilt is away from zero
 //     (its J̇v in closed form too: the point slides round the rim as u turns). Below the threshold
 //     the disc's lowest rim point lies at most r·sin(tilt)·(1 − cos 45°) ≤ 1e-6 r below the
 //     lowest corner (the model's error there) and is not listed: its direction is undefined at
-//     zero tilt. A corner coinciding with it (to 1e-9 of the sizes) is listed once. MuJoCo's ±120°
+//     zero tilt. It is listed before the corners: a corner coinciding with it (to 1e-9 r) is that
+//     point, not listed (contact_jdot routes it to the rim's rates). MuJoCo's ±120°
 //     points are not listed: a tilted disc touches the plane at its lowest rim point alone.
 // The hand-over between a corner and the rim's lowest point is not a located guard: the held contact
 // is matched to the nearest listed point (MatchContacts), up to 45° of rim away. Settling below
-// the flat threshold its gap changes by at most 1e-6 r; tipping up from the face the corners stay
-// listed until sin(tilt) = 0.1, where the gap may change by up to r·0.1·(1 − cos 45°) ≈ 0.029 r
-// (a held corner off the tilt's direction; untested, issue 14). A disc pivoting on a chord of two held corners past the threshold has its rim's
-// lowest point between them appear up to 1e-6 r inside the plane and deepen as r·sin(tilt)·(1 −
-// cos 45°) (the inscribed square's error; left open, issue 14).
+// the flat threshold its gap changes by at most 1e-6 r. Tipping up from the face on a held corner
+// (or a chord of two), the rim's lowest point is listed at the threshold already below it (up to
+// 1e-6 r), so its crossing is never seen: its touchdown is taken at the end of the step and held
+// there, as deep as the tilt has grown by then (a puck tipped at 8 rad/s 0.2 rad off a corner:
+// 1.98e-6 m = 4e-5 r at the first 0.25 ms step; CylinderTip.TippingUp*; left open, issue 14); its
+// plastic impact releases the corner, so no corner is held at 0.01 or 0.1 there.
 // Each point's normal is the plane's, at the midpoint between the rim point and the plane.
 //
 // Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
@@ -212,15 +221,19 @@ void CapsuleCapsulePoints(const mjModel* m, const mjData* d, int g1, int g2, dou
 double CapsuleInteriorThreshold(const mjModel* m, int g1, int g2);
 
 // A plane (g1) against a cylinder (g2): the family; the sin(tilt) from which the rim's lowest points
-// are listed, and below which the corners are (above); (d's geom poses) => the four corners (world)
-// and true while sin(tilt) < CylinderCornerTilt (each corner still subject to the band where listed),
-// else false (corners untouched)
+// are listed, and below which the corners are (above); (d's geom poses) => the corners listed
+// (world; the first `count` of `corners`) and their count: four while sin(tilt) <
+// CylinderNearCornerTilt, those of the rim's far half (not below the cap's centre) up to
+// CylinderCornerTilt, none from there on (each corner still subject to the band where listed)
 bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2);
 void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
                          std::vector<SurfacePoint>& out);
 double CylinderFaceThreshold();
 double CylinderCornerTilt();
-bool CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]);
+double CylinderNearCornerTilt();
+// (d's geom poses) => whether the caps' lowest rim points are listed (sin(tilt) ≥ CylinderFaceThreshold)
+bool CylinderRimPointsListed(const mjModel* m, const mjData* d, int g1, int g2);
+int CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]);
 
 }  // namespace saltation
 

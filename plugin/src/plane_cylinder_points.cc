@@ -1,7 +1,8 @@
-// A plane against a cylinder (own_points.h): while sin(tilt) < CylinderCornerTilt, the four fixed
-// rim points of the cap facing the plane (CylinderFaceCorners); from CylinderFaceThreshold on, each
-// cap's lowest rim point (MuJoCo's mjc_PlaneCylinder's first two points), unless a corner lies
-// there already; each within the band.
+// A plane against a cylinder (own_points.h): from CylinderFaceThreshold on, each cap's lowest rim
+// point (MuJoCo's mjc_PlaneCylinder's first two points); then, while sin(tilt) < CylinderCornerTilt,
+// the fixed rim points of the cap facing the plane (CylinderFaceCorners: four below
+// CylinderNearCornerTilt, those of the rim's far half above it) unless one coincides with a rim
+// point listed; each within the band.
 #include <algorithm>
 #include <cmath>
 
@@ -42,25 +43,38 @@ bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2) {
 
 double CylinderCornerTilt() { return 0.1; }
 
+double CylinderNearCornerTilt() { return 0.01; }
+
+bool CylinderRimPointsListed(const mjModel* m, const mjData* d, int g1, int g2) {
+  if (!OwnPlaneCylinderPoints(m, g1, g2)) return false;
+  const PlaneCylinder pc(m, d, g1, g2);
+  return pc.Finite() && pc.SinTilt() >= CylinderFaceThreshold();
+}
+
 double CylinderFaceThreshold() {
   // the disc's lowest rim point lies r·sin(tilt)·(1 − cos(π/4)) below the nearest of four corners
   // 90° apart: at most 1e-6 r within the threshold
   return 1e-6 / (1 - std::sqrt(0.5));
 }
 
-bool CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]) {
-  if (!OwnPlaneCylinderPoints(m, g1, g2)) return false;
+int CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]) {
+  if (!OwnPlaneCylinderPoints(m, g1, g2)) return 0;
   const PlaneCylinder pc(m, d, g1, g2);
-  if (!pc.Finite() || !(pc.SinTilt() < CylinderCornerTilt())) return false;
+  const double tilt = pc.SinTilt();
+  if (!pc.Finite() || !(tilt < CylinderCornerTilt())) return 0;
   // the cap facing the plane: its outward axis points against the plane's normal
   const double side = pc.normal.dot(pc.axis()) < 0 ? 1.0 : -1.0;
   const Vec3 cap = pc.centre + side * pc.half * pc.axis();
   const Vec3 x = pc.R.col(0), y = pc.R.col(1);
-  corners[0] = cap + pc.radius * x;
-  corners[1] = cap + pc.radius * y;
-  corners[2] = cap - pc.radius * x;
-  corners[3] = cap - pc.radius * y;
-  return true;
+  const Vec3 all[4] = {cap + pc.radius * x, cap + pc.radius * y, cap - pc.radius * x, cap - pc.radius * y};
+  // tilted the support is the rim's lowest point alone: the corners of the rim's near half (below
+  // the cap's centre: those round it) are not listed
+  const bool tilted = tilt >= CylinderNearCornerTilt();
+  int count = 0;
+  for (const Vec3& c : all) {
+    if (!tilted || (c - cap).dot(pc.normal) >= 0) corners[count++] = c;
+  }
+  return count;
 }
 
 void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, double band,
@@ -79,17 +93,18 @@ void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, doub
     s.dist = dist;
     AppendUnlessCoincident(s, first, same, out);
   };
-  Vec3 corners[4];
-  if (CylinderFaceCorners(m, d, g1, g2, corners)) {
-    for (const Vec3& c : corners) emit(c);
-  }
-  if (!(pc.SinTilt() >= CylinderFaceThreshold())) return;
-  // each cap's lowest rim point: the radial part of −normal, −(n − (n·a)a) = −a × (n × a) (the cross
-  // products keep its direction exact to round-off where its length sin(tilt) is small; the
+  // each cap's lowest rim point first (a corner coinciding with it is that point, not the corner:
+  // the disc's support while tilted): the radial part of −normal, −(n − (n·a)a) = −a × (n × a) (the
+  // cross products keep its direction exact to round-off where its length sin(tilt) is small; the
   // threshold keeps that length from zero)
-  const Vec3 a = pc.axis();
-  const Vec3 down = -a.cross(pc.normal.cross(a)).normalized();
-  for (const double side : {1.0, -1.0}) emit(pc.centre + side * pc.half * a + pc.radius * down);
+  if (CylinderRimPointsListed(m, d, g1, g2)) {
+    const Vec3 a = pc.axis();
+    const Vec3 down = -a.cross(pc.normal.cross(a)).normalized();
+    for (const double side : {1.0, -1.0}) emit(pc.centre + side * pc.half * a + pc.radius * down);
+  }
+  Vec3 corners[4];
+  const int count = CylinderFaceCorners(m, d, g1, g2, corners);
+  for (int k = 0; k < count; k++) emit(corners[k]);
 }
 
 }  // namespace saltation
