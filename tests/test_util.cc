@@ -73,6 +73,23 @@ ContactId ContactOfGeom(const Model& model, Data& data, const State& x, const ch
   return {};
 }
 
+void ExpectPointBounce(const RigidEvent& ev, int nv, double H, double G, double e, const Eigen::Vector3d& point) {
+  EXPECT_EQ(ev.kind, EventKind::kTouchdown);
+  EXPECT_NEAR(ev.time, std::sqrt(2 * H / G), 1e-12);
+  EXPECT_LT((ev.point - point).norm(), 1e-12);
+  const double v_minus = ev.x_minus.qvel(2);
+  EXPECT_NEAR(v_minus, -std::sqrt(2 * G * H), 1e-11);
+  EXPECT_NEAR(ev.x_plus.qvel(2), -e * v_minus, 1e-12);
+  EXPECT_LT(ev.x_plus.qvel.tail(3).norm(), 1e-12);
+  EXPECT_TRUE(ev.mode_after.contacts.empty());
+  const Eigen::MatrixXd xi = ev.xi.Dense();
+  const int z = 2, vz = nv + 2;
+  Eigen::Matrix2d block, expected;
+  block << xi(z, z), xi(z, vz), xi(vz, z), xi(vz, vz);
+  expected << -e, 0, -(1 + e) * G / v_minus, -e;
+  EXPECT_LT((block - expected).cwiseAbs().maxCoeff(), 1e-9) << CompareReport(block, expected, "Ξ", "closed form");
+}
+
 GeomPose GeomPoseAtRest(const Model& model, const char* geom) {
   Data data(model);
   mj_kinematics(model.mj(), data.main());

@@ -40,6 +40,13 @@ std::string CompareReport(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, co
 // positions); fails the test if the geom touches nothing.
 ContactId ContactOfGeom(const Model& model, Data& data, const State& x, const char* geom);
 
+// A free body dropped from rest whose touchdown point lies right below its centre of mass (the
+// impulse turns nothing), H above the plane at the start, gravity G down, restitution e: expects
+// the event a touchdown at √(2H/G) (1e-12 s) at `point` (1e-12 m), v⁻ = −√(2GH) (1e-11), v⁺ = −e v⁻
+// and no spin after (1e-12), no contact held after, and Ξ's (z, v_z) block a bouncing point's,
+// [[−e, 0], [−(1 + e) G / v⁻, −e]] (1e-9; theory.md §9, item 2). The body's z is dof 2 of nv.
+void ExpectPointBounce(const RigidEvent& ev, int nv, double H, double G, double e, const Eigen::Vector3d& point);
+
 // A geom's world pose at the model's qpos0 (a position pass on a Data of its own) and the map of
 // its local coordinates to the world's.
 struct GeomPose {
