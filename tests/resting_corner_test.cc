@@ -90,10 +90,10 @@ TEST_F(RestingCorner, ABoxOnARedundantSupportRestsOnThreeCornersWithoutEvents) {
   const ModeDynamics dyn = EvaluateMode(model, sim.data(), s.x, s.mode);
   std::vector<double> f(dyn.normal_force.data(), dyn.normal_force.data() + dyn.normal_force.size());
   std::sort(f.begin(), f.end());
-  EXPECT_NEAR(f[0], 0.2 * w, 1e-12 * w);
-  EXPECT_NEAR(f[1], 0.2 * w, 1e-12 * w);
-  EXPECT_NEAR(f[2], 0.6 * w, 1e-12 * w);
-  EXPECT_NEAR(dyn.normal_force.sum(), w, 1e-12 * w);
+  EXPECT_NEAR(f[0], 0.2 * w, 1e-14 * w);
+  EXPECT_NEAR(f[1], 0.2 * w, 1e-14 * w);
+  EXPECT_NEAR(f[2], 0.6 * w, 1e-14 * w);
+  EXPECT_NEAR(dyn.normal_force.sum(), w, 1e-14 * w);
 }
 
 }  // namespace

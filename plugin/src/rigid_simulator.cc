@@ -105,6 +105,12 @@ double NormalVelocity(const Model& model, Data& data, const State& x, const Cont
   return rows.row(0).dot(x.qvel);
 }
 
+// whether geom g (−1: none) sits on a mocap body (moved by SimulatorOptions::mocap_motion when given)
+bool MovedByMocap(const Model& model, int g) {
+  const mjModel* m = model.mj();
+  return g >= 0 && m->body_mocapid[m->geom_bodyid[g]] >= 0;
+}
+
 // Whether p's normal row at x lies in the span of the rows `mode` holds there (to 1e-9 of its norm):
 // its gap is then, to first order, a combination of gaps the mode holds at zero (a box's fourth
 // corner on a face held by three). Uses data.aux().
@@ -498,7 +504,11 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
       // issue 14) and crosses zero with ∇gᵀF⁻ at round-off — no event of the rigid model (the
       // flows with and without it coincide). It takes the at-rest branch below: it counts only once
       // it sinks contact_tol below where it started
-      const bool resting = fa > 0 && fa <= tol &&
+      // Not where a surface of the pair moves by a prescribed motion (mocap_motion): its gap's rate has
+      // ∂g/∂t, which neither NormalVelocity nor the held rows' span carries
+      const bool prescribed_surface =
+          model_.options().mocap_motion && (MovedByMocap(model_, p.id.geom1) || MovedByMocap(model_, p.id.geom2));
+      const bool resting = fa > 0 && fa <= tol && !prescribed_surface &&
                            std::abs(NormalVelocity(model_, data_, s.x, start.inactive[i])) <=
                                model_.options().velocity_tol &&
                            RowInModeSpan(model_, data_, s.x, local, start.inactive[i]);

@@ -113,7 +113,7 @@ class Event:
 
     Attributes (present when the record has them; None otherwise, False for the flags grazing, proxy
     and input_jump): kind, time, geom1, geom2
-    (names), body1, body2, point (world, ndarray 3), restitution (the value this impact used),
+    (names), body1, body2, point (world, ndarray 3), restitution (the value this impact used; a release's or feature change's: its pair's e at the event),
     transversality (∇gᵀF⁻), transversality_rel (unit-free grazing measure, 0 grazing … 1 head-on),
     grazing, f_minus, f_plus, grad_g, dt_dx (ndarray ndx), xi, dreset (ndarray ndx × ndx, rows and columns as state_labels(m)),
     xi_norm, mode_before, mode_after, released (contact labels), rank (rank after the event),
