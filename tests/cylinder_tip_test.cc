@@ -1,9 +1,11 @@
 // A cylinder tipping from its face onto its rim, and a coin precessing on its rim at a small tilt,
 // in the exact rigid reference (own_points.h's plane–cylinder block, plane_cylinder_points.cc;
-// issue 14): the two situations the corner ↔ rim hand-over leaves untested there.
+// issue 14): the corner ↔ rim hand-over.
 //  (a) a puck (r 0.05, half length 0.01, 1 kg) lying flat on its four corners, frictionless, kicked
-//      to pivot up on its corner at local +x with the tilt's direction 0.2 rad off that corner: the
-//      rim's lowest point lies r·sin(tilt)·(1 − cos 0.2) below the pivot; then it falls back.
+//      to pivot up on its corner at local +x with the tilt's direction φ off that corner (0.2 rad;
+//      π/4: on the chord of the corners at +x and +y): the rim's lowest point, ψ = φ round the rim
+//      from the corner, moves down relative to it; it takes over where its listing begins (located),
+//      then the puck falls back flat.
 //  (b) a coin (the same puck) in steady precession on its rim at tilt θ = 0.05 (< 0.1: its corners
 //      listed too and passing under the rim point as it turns): centre of mass fixed, the contact
 //      point at rest (rolling; no friction force needed, so frictionless as well), precessing at
@@ -54,12 +56,27 @@ double Energy(const mjModel* m, const State& x) {
   return e;
 }
 
+// sin of the axis' tilt from the vertical
+double SinTilt(const State& x) {
+  const Eigen::Quaterniond q(x.qpos(3), x.qpos(4), x.qpos(5), x.qpos(6));
+  return Vec3::UnitZ().cross(q * Vec3::UnitZ()).norm();
+}
+
+// the world velocity of the puck's material point at world point p
+Vec3 PointVelocity(const State& x, const Vec3& p) {
+  const Eigen::Quaterniond q(x.qpos(3), x.qpos(4), x.qpos(5), x.qpos(6));
+  const Vec3 omega = q * Vec3(x.qvel.tail<3>());
+  return Vec3(x.qvel.head<3>()) + omega.cross(p - Vec3(x.qpos.head<3>()));
+}
+
 struct Record {
   std::string error;
   int events = 0, grazes = 0, touchdowns = 0, liftoffs = 0;
   double deepest = 0;        // the deepest gap of any listed point, sampled every 0.5 ms
   double energy_drift = 0;   // the largest |E − E₀| between impacts: E₀ the start's, or x⁺'s of the first touchdown
   double first_touchdown = INFINITY;
+  double first_sin_tilt = NAN;  // sin(tilt) at the first touchdown (x⁻)
+  double first_speed = NAN;     // the first touchdown's approach speed, −v_n⁻ of its point
   double max_tilt = 0;       // largest sin(tilt)
 };
 
@@ -77,6 +94,8 @@ Record RunSampled(const Model& model, const mjModel* m, RigidSimulator& sim, Hyb
         r.touchdowns += ev.kind == EventKind::kTouchdown;
         if (ev.kind == EventKind::kTouchdown && r.touchdowns == 1) {
           r.first_touchdown = ev.time;
+          r.first_sin_tilt = SinTilt(ev.x_minus);
+          r.first_speed = -PointVelocity(ev.x_minus, ev.point).z();
           e0 = Energy(m, ev.x_plus);
         }
         r.liftoffs += ev.kind == EventKind::kLiftoff;
@@ -95,14 +114,15 @@ Record RunSampled(const Model& model, const mjModel* m, RigidSimulator& sim, Hyb
 
 class CylinderTip : public MujocoTest {};
 
-TEST_F(CylinderTip, TippingUpOffACornerKeepsEveryListedPointOutOfThePlane) {
-  // flat on its corners (centre at h), frictionless; ω about the horizontal axis u = (−sin φ, cos φ, 0),
-  // φ = 0.2, with the centre's velocity making the corner at +x rest: its side at φ stays down,
-  // the other corners rise; the rim's lowest point (at φ) then lies below the held corner.
+// the puck flat on its corners (centre at h), frictionless, restitution 0, set tipping up at ω
+// about the horizontal axis u = (−sin φ, cos φ, 0), the centre's velocity making the corner at +x
+// rest (φ = π/4: the chord from +x to +y, both at rest): its side at φ goes down, the other corners
+// rise, and the rim's lowest point (at φ, ψ = φ round the rim from the corner at +x) moves down
+// relative to that corner at ω r (1 − cos φ); run to 0.4 s
+Record TipUp(double phi, double w, double* energy0) {
   ModelPtr m = LoadModelFromString(PuckXml(1));
   Model model(m.get());
   RigidSimulator sim(model);
-  const double phi = 0.2, w = 8;
   State start;
   start.qpos.resize(7);
   start.qpos << 0, 0, kH, 1, 0, 0, 0;
@@ -113,22 +133,58 @@ TEST_F(CylinderTip, TippingUpOffACornerKeepsEveryListedPointOutOfThePlane) {
   start.act.resize(0);
   HybridState s = sim.Initialize(start);
   const Record r = RunSampled(model, m.get(), sim, s, 0.4);
-  std::printf("[ cylinder tip ] tipping up 0.2 rad off a corner (ω %.0f): to %.6f s%s%s; %d events (%d touchdowns, "
-              "%d liftoffs, %d grazes, the first touchdown at %.6f s); deepest listed gap %.2e m (%.1e r); energy drift up to the "
-              "second %.2e J (of %.3f J); max sin(tilt) %.3f\n",
-              w, s.x.time, r.error.empty() ? "" : ": ", r.error.c_str(), r.events, r.touchdowns, r.liftoffs, r.grazes,
-              r.first_touchdown, r.deepest, r.deepest / kR, r.energy_drift, Energy(m.get(), start), r.max_tilt);
+  *energy0 = Energy(m.get(), start);
+  std::printf("[ cylinder tip ] tipping up %.3f rad off a corner (ω %.0f): to %.6f s%s%s; %d events (%d touchdowns, "
+              "%d liftoffs, %d grazes, the first touchdown at %.9e s, sin(tilt) there %.12e, approach %.6e m/s); "
+              "deepest listed gap %.3e m (%.2e r); energy drift up to the second %.2e J (of %.3f J); max sin(tilt) %.3f\n",
+              phi, w, s.x.time, r.error.empty() ? "" : ": ", r.error.c_str(), r.events, r.touchdowns, r.liftoffs,
+              r.grazes, r.first_touchdown, r.first_sin_tilt, r.first_speed, r.deepest, r.deepest / kR,
+              r.energy_drift, *energy0, r.max_tilt);
+  return r;
+}
+
+// the hand-over where the rim point's listing begins, sin(tilt) = T = CylinderFaceThreshold (written
+// out), at t ≈ asin(T)/ω (the second-order term, gravity's and the pivot's, measured 3.9e-8 of
+// it), located to round-off (sin(tilt) at x⁻ within 1e-15 of T: measured 6e-18, 2.5e-17), the rim
+// point approaching at ω r (1 − cos φ) (measured to 1e-8 of it): a plastic impact of the rim point
+// alone
+void ExpectLocatedHandOver(const Record& r, double phi, double w) {
+  const double T = 1e-8 / (1 - std::sqrt(0.5));
   EXPECT_TRUE(r.error.empty()) << r.error;
-  EXPECT_NEAR(s.x.time, 0.4, 1e-12);
   EXPECT_GT(r.max_tilt, 0.1);  // it tips past the corners' limit
-  // measured: the rim's lowest point is listed from sin(tilt) = 3.4e-6 on already inside the plane
-  // (below the held corner), so its crossing is never seen: its touchdown is taken at the step's end
-  // (0.25 ms, sin(tilt) 2e-3), 1.98e-6 m (4e-5 r) deep, and held there (the same on main)
-  EXPECT_GT(r.deepest, -2e-6);
   EXPECT_GE(r.touchdowns, 1);
-  EXPECT_LT(r.first_touchdown, 2.6e-4);  // measured 2.5007e-4
-  // pivoting frictionless on that point until it lands flat: energy conserved (measured 1.05e-5 J)
-  EXPECT_LT(r.energy_drift, 1.5e-5);
+  EXPECT_NEAR(r.first_sin_tilt, T, 1e-15);
+  EXPECT_NEAR(r.first_touchdown, std::asin(T) / w, 1e-7 * T / w);
+  EXPECT_NEAR(r.first_speed, w * kR * (1 - std::cos(phi)), 1e-6 * w * kR * (1 - std::cos(phi)));
+}
+
+TEST_F(CylinderTip, TippingUpOffACornerTheRimPointTakesOverWhereItIsListed) {
+  // on main the rim point was listed already below the held corner (from sin(tilt) = 3.4e-6 on),
+  // its crossing unseen: its touchdown was taken at the first step's end (2.5007e-4 s, sin(tilt)
+  // 2e-3), 1.98e-6 m (4e-5 r) deep, and held there. Now the rim point takes over where its listing
+  // begins, r T (1 − cos φ) = 3.40e-11 m below the corner (the model's error there, and the deepest
+  // any listed point gets in the run: measured −3.402e-11 m), and pivots on it frictionless
+  // (energy conserved: measured 1.4e-12 J of 0.196 J) until it lands flat
+  const double phi = 0.2, w = 8, T = 1e-8 / (1 - std::sqrt(0.5));
+  double e0 = 0;
+  const Record r = TipUp(phi, w, &e0);
+  ExpectLocatedHandOver(r, phi, w);
+  EXPECT_GT(r.deepest, -1.001 * kR * T * (1 - std::cos(phi)));
+  EXPECT_LT(r.energy_drift, 3e-12);
+}
+
+TEST_F(CylinderTip, TippingUpOnAChordOfTwoCornersRunsThrough) {
+  // the chord of the corners at +x and +y (φ = π/4): the rim point midway round the rim between
+  // them (ψ = π/4) takes over from both, r T (1 − cos 45°) = 5.0e-10 m deep (measured −5.000e-10 m,
+  // the deepest of the run), pivots on it (energy measured 8.6e-13 J of 0.159 J) and lands flat on
+  // its four corners. On main: "floor/puck@3 bounced off and back within step/16" at 0.0793 s, a
+  // corner 2.9e-5 m (5.8e-4 r) deep.
+  const double phi = M_PI / 4, w = 8, T = 1e-8 / (1 - std::sqrt(0.5));
+  double e0 = 0;
+  const Record r = TipUp(phi, w, &e0);
+  ExpectLocatedHandOver(r, phi, w);
+  EXPECT_GT(r.deepest, -1.001 * kR * T * (1 - std::cos(phi)));
+  EXPECT_LT(r.energy_drift, 2e-12);
 }
 
 TEST_F(CylinderTip, ACoinPrecessingOnItsRimAtTilt005) {

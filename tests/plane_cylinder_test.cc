@@ -1,7 +1,7 @@
 // A cylinder on a plane (own_points.h, plane_cylinder_points.cc; issue 14).
 //
 // Measured first: MuJoCo's plane–cylinder points (mjc_PlaneCylinder) of a cylinder standing on its
-// face with a tilt θ of 1e-9…1e-6 rad turn with the direction φ of the tilt: turning φ by 0.1 rad
+// face with a tilt θ of 1e-11…1e-8 rad turn with the direction φ of the tilt: turning φ by 0.1 rad
 // (the body turning by 0.1 θ) moves the lowest point's anchor by 0.1 r round the rim (and exactly
 // upright it sits on the cylinder's x axis: a tilt of 1e-12 towards φ = π/3 turns the three points
 // by 60°, 1.0 r); a rigid mode holding them loses them. A wheel on its tread (two rim points, one per cap) and a coin on its rim (one
@@ -118,8 +118,9 @@ TEST_F(PlaneCylinder, MujocosPointsTurnWithTheTiltNearUprightOursStay) {
   ModelPtr m = LoadModelFromString(CanXml(0, 3));
   Model model(m.get(), NarrowBand());
   Data data(model);
-  // the face's centre 1e-7 m into the plane; the tilt's direction φ = 0.3, then 0.4
-  for (const double theta : {1e-9, 1e-8, 1e-7, 1e-6}) {
+  // the face's centre 1e-7 m into the plane; the tilt's direction φ = 0.3, then 0.4 (tilts below
+  // CylinderFaceThreshold, 3.4e-8: ours are the four corners there)
+  for (const double theta : {1e-11, 1e-10, 1e-9, 1e-8}) {
     const Eigen::VectorXd a = Pose(FaceDepth(theta, 1e-7), theta, 0.3), b = Pose(FaceDepth(theta, 1e-7), theta, 0.4);
     const std::vector<ContactPoint> mj_a = MujocoPoints(model, data, a), mj_b = MujocoPoints(model, data, b);
     const std::vector<ContactPoint> ours_a = ListedPoints(model, a), ours_b = ListedPoints(model, b);
@@ -178,10 +179,10 @@ TEST_F(PlaneCylinder, FlatPointsAreTheFourRimCornersAtTheirHeights) {
   ModelPtr m = LoadModelFromString(CanXml(0, 3));
   Model model(m.get(), NarrowBand());
   const int floor = mj_name2id(m.get(), mjOBJ_GEOM, "floor");
-  // tilted 1e-9…1e-6 in two directions, 1e-6 m into the plane, turned 0.4 about its axis: the four
-  // corners (cap at −h, rim at local ±x, ±y), each at its own height, midway, the plane's normal;
-  // upside down (θ = π − 1e-7) the cap at +h
-  for (const double theta : {1e-9, 1e-6, M_PI - 1e-7}) {
+  // tilted 1e-9…1e-8 (below CylinderFaceThreshold, 3.4e-8) in two directions, 1e-6 m into the
+  // plane, turned 0.4 about its axis: the four corners (cap at −h, rim at local ±x, ±y), each at its
+  // own height, midway, the plane's normal; upside down (θ = π − 1e-8) the cap at +h
+  for (const double theta : {1e-9, 1e-8, M_PI - 1e-8}) {
     for (const double phi : {0.3, 4.0}) {
       const double z = FaceDepth(theta, 1e-6) * (theta > 1 ? -1 : 1);
       const Eigen::VectorXd qpos = Pose(z, theta, phi, 0.4);

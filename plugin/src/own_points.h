@@ -140,26 +140,32 @@
 //     the cap's centre): the tilted disc's support is its rim's lowest point alone, and a corner of
 //     the near half lies above it by r·sin(tilt)·(1 − cos ψ), ψ its angle round the rim from it, so
 //     a coin rolling or precessing on its rim had its corners pass under that point (touching at
-//     zero distance: touchdowns that held a corner and stopped its rolling; CylinderTip.*). Not from
-//     the face threshold: a held corner dropped before the rim point's touchdown is taken hands over
-//     to it without an impact (the tipping puck below then sank 0.8 mm and stopped);
-//   - from sin(tilt) ≥ CylinderFaceThreshold = 1e-6/(1 − cos 45°) ≈ 3.4e-6 on, each cap's lowest
+//     zero distance: touchdowns that held a corner and stopped its rolling; CylinderTip.*);
+//   - from sin(tilt) ≥ CylinderFaceThreshold = 1e-8/(1 − cos 45°) ≈ 3.4e-8 on, each cap's lowest
 //     rim point (c ± h a + r·u, u the unit radial part of −n), as MuJoCo's first two: a coin on its
 //     rim, a wheel on its tread (two points, one per cap); smooth while the tilt is away from zero
 //     (its J̇v in closed form too: the point slides round the rim as u turns). Below the threshold
-//     the disc's lowest rim point lies at most r·sin(tilt)·(1 − cos 45°) ≤ 1e-6 r below the
+//     the disc's lowest rim point lies at most r·sin(tilt)·(1 − cos 45°) ≤ 1e-8 r below the
 //     lowest corner (the model's error there) and is not listed: its direction is undefined at
 //     zero tilt. It is listed before the corners: a corner coinciding with it (to 1e-9 r) is that
 //     point, not listed (contact_jdot routes it to the rim's rates). MuJoCo's ±120°
 //     points are not listed: a tilted disc touches the plane at its lowest rim point alone.
-// The hand-over between a corner and the rim's lowest point is not a located guard: the held contact
-// is matched to the nearest listed point (MatchContacts), up to 45° of rim away. Settling below
-// the flat threshold its gap changes by at most 1e-6 r. Tipping up from the face on a held corner
-// (or a chord of two), the rim's lowest point is listed at the threshold already below it (up to
-// 1e-6 r), so its crossing is never seen: its touchdown is taken at the end of the step and held
-// there, as deep as the tilt has grown by then (a puck tipped at 8 rad/s 0.2 rad off a corner:
-// 1.98e-6 m = 4e-5 r at the first 0.25 ms step; CylinderTip.TippingUp*; left open, issue 14); its
-// plastic impact releases the corner, so no corner is held at 0.01 or 0.1 there.
+// The corners carry the disc below the threshold, the rim point above it: tipping up from the face
+// on a held corner (or a chord of two), the change of support is where the rim point's listing
+// begins, sin(tilt) − CylinderFaceThreshold (CylinderRimListingGuard) crossing zero — a guard the
+// rigid reference locates (rigid_simulator.cc: a rim point new in a step, IsCylinderRimPoint, is
+// no start point's continuation). There the rim point takes over from the corners the mode holds
+// on the pair (they leave the mode), r·T·(1 − cos ψ) below them (ψ its angle round the rim from
+// them; ≤ 1e-8 r, 3.4e-8 r from a chord of opposite corners): a plastic impact where it approaches
+// (ω r (1 − cos ψ) tipping at ω; at rest relative to the plane the same event takes no impulse,
+// untested), an impact of the rim point alone (the
+// held corners joining it would be pulled: a slow hand-over's Zeno-scale rule, impact.cc, held
+// the corner and turned the tilt's rate off the rim point, which then swung round the rim at
+// |τ̇⊥|/|τ| and the puck fell through). The threshold is that small because the hand-over's depth
+// is held from there on (at acceleration level): at 3.4e-6 the puck dropped at a generic tilt
+// (MissedTouchdown) rocked across it and came to rest on three corners, the fourth 1.8e-9 m deep.
+// Settling below the threshold (the rim point no longer listed) the held contact is matched to the
+// nearest listed point (MatchContacts), up to 45° of rim away: its gap changes by at most 1e-8 r.
 // Each point's normal is the plane's, at the midpoint between the rim point and the plane.
 //
 // Read m's height fields, meshes, geom sizes and types, d's geom_xpos and geom_xmat; write `out`.
@@ -233,6 +239,11 @@ double CylinderCornerTilt();
 double CylinderNearCornerTilt();
 // (d's geom poses) => whether the caps' lowest rim points are listed (sin(tilt) ≥ CylinderFaceThreshold)
 bool CylinderRimPointsListed(const mjModel* m, const mjData* d, int g1, int g2);
+// (d's geom poses) => the rim points' listing guard, sin(tilt) − CylinderFaceThreshold (listed from
+// zero up; the rigid reference locates its crossing, below); NaN for another pair or a non-finite pose
+double CylinderRimListingGuard(const mjModel* m, const mjData* d, int g1, int g2);
+// (d's geom poses) => whether `pos` (world) is where a cap's lowest rim point is listed (to 1e-9 r)
+bool IsCylinderRimPoint(const mjModel* m, const mjData* d, int g1, int g2, const Eigen::Vector3d& pos);
 int CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]);
 
 }  // namespace saltation

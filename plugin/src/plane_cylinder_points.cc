@@ -2,7 +2,8 @@
 // point (MuJoCo's mjc_PlaneCylinder's first two points); then, while sin(tilt) < CylinderCornerTilt,
 // the fixed rim points of the cap facing the plane (CylinderFaceCorners: four below
 // CylinderNearCornerTilt, those of the rim's far half above it) unless one coincides with a rim
-// point listed; each within the band.
+// point listed; each within the band. CylinderRimListingGuard, IsCylinderRimPoint: for the rigid
+// reference, which locates where the rim points' listing begins.
 #include <algorithm>
 #include <cmath>
 
@@ -43,18 +44,53 @@ bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2) {
 
 double CylinderCornerTilt() { return 0.1; }
 
-double CylinderNearCornerTilt() { return 0.01; }
-
 bool CylinderRimPointsListed(const mjModel* m, const mjData* d, int g1, int g2) {
   if (!OwnPlaneCylinderPoints(m, g1, g2)) return false;
   const PlaneCylinder pc(m, d, g1, g2);
   return pc.Finite() && pc.SinTilt() >= CylinderFaceThreshold();
 }
 
+double CylinderNearCornerTilt() { return 0.01; }
+
 double CylinderFaceThreshold() {
   // the disc's lowest rim point lies r·sin(tilt)·(1 − cos(π/4)) below the nearest of four corners
-  // 90° apart: at most 1e-6 r within the threshold
-  return 1e-6 / (1 - std::sqrt(0.5));
+  // 90° apart: at most 1e-8 r within the threshold (the depth at which it takes over from a held
+  // corner; 3.4e-8 r from a chord of two opposite ones, 90° round the rim from it)
+  return 1e-8 / (1 - std::sqrt(0.5));
+}
+
+double CylinderRimListingGuard(const mjModel* m, const mjData* d, int g1, int g2) {
+  if (!OwnPlaneCylinderPoints(m, g1, g2)) return NAN;
+  const PlaneCylinder pc(m, d, g1, g2);
+  return pc.Finite() ? pc.SinTilt() - CylinderFaceThreshold() : NAN;
+}
+
+namespace {
+
+// each cap's lowest rim point (the radial part of −normal, −(n − (n·a)a) = −a × (n × a): the cross
+// products keep its direction exact to round-off where its length sin(tilt) is small; the
+// threshold keeps that length from zero); `rim[0]` the cap at +h
+void LowestRimPoints(const PlaneCylinder& pc, Vec3 rim[2]) {
+  const Vec3 a = pc.axis();
+  const Vec3 down = -a.cross(pc.normal.cross(a)).normalized();
+  rim[0] = pc.centre + pc.half * a + pc.radius * down;
+  rim[1] = pc.centre - pc.half * a + pc.radius * down;
+}
+
+// a point's listed position: midway between it and the plane
+Vec3 Midway(const PlaneCylinder& pc, const Vec3& point) {
+  return point - 0.5 * (point - pc.origin).dot(pc.normal) * pc.normal;
+}
+
+}  // namespace
+
+bool IsCylinderRimPoint(const mjModel* m, const mjData* d, int g1, int g2, const Eigen::Vector3d& pos) {
+  if (!CylinderRimPointsListed(m, d, g1, g2)) return false;
+  const PlaneCylinder pc(m, d, g1, g2);
+  Vec3 rim[2];
+  LowestRimPoints(pc, rim);
+  const double same = 1e-9 * pc.radius;
+  return (Midway(pc, rim[0]) - pos).norm() <= same || (Midway(pc, rim[1]) - pos).norm() <= same;
 }
 
 int CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]) {
@@ -88,19 +124,17 @@ void PlaneCylinderPoints(const mjModel* m, const mjData* d, int g1, int g2, doub
     const double dist = (point - pc.origin).dot(pc.normal);
     if (!(dist < band)) return;
     SurfacePoint s;
-    s.pos = point - 0.5 * dist * pc.normal;
+    s.pos = Midway(pc, point);
     s.normal = pc.normal;
     s.dist = dist;
     AppendUnlessCoincident(s, first, same, out);
   };
   // each cap's lowest rim point first (a corner coinciding with it is that point, not the corner:
-  // the disc's support while tilted): the radial part of −normal, −(n − (n·a)a) = −a × (n × a) (the
-  // cross products keep its direction exact to round-off where its length sin(tilt) is small; the
-  // threshold keeps that length from zero)
+  // the disc's support while tilted)
   if (CylinderRimPointsListed(m, d, g1, g2)) {
-    const Vec3 a = pc.axis();
-    const Vec3 down = -a.cross(pc.normal.cross(a)).normalized();
-    for (const double side : {1.0, -1.0}) emit(pc.centre + side * pc.half * a + pc.radius * down);
+    Vec3 rim[2];
+    LowestRimPoints(pc, rim);
+    for (const Vec3& point : rim) emit(point);
   }
   Vec3 corners[4];
   const int count = CylinderFaceCorners(m, d, g1, g2, corners);

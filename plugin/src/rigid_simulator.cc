@@ -16,6 +16,7 @@
 #include "capsule_rocking.h"
 #include "saltation/event_limit.h"
 #include "lost_contact.h"
+#include "own_points.h"
 #include "point_following.h"
 #include "same_bits.h"
 
@@ -362,6 +363,49 @@ int RigidSimulator::StartOf(const ContactPoint& p, const State& x, const Mode& m
   return carried.StartOf(p.id);
 }
 
+double RigidSimulator::RimListingGuard(const State& y, const ContactId& id) {
+  const mjModel* m = model_.mj();
+  mju_copy(data_.aux()->qpos, y.qpos.data(), m->nq);
+  mj_kinematics(m, data_.aux());
+  return CylinderRimListingGuard(m, data_.aux(), id.geom1, id.geom2);
+}
+
+bool RigidSimulator::RimListingBegins(const State& x0, const State& x1, const ContactPoint& p) {
+  const mjModel* m = model_.mj();
+  if (!OwnPlaneCylinderPoints(m, p.id.geom1, p.id.geom2)) return false;
+  const double g0 = RimListingGuard(x0, p.id);
+  if (!(g0 < 0) || !(RimListingGuard(x1, p.id) >= 0)) return false;
+  return IsCylinderRimPoint(m, data_.aux(), p.id.geom1, p.id.geom2, p.pos);  // aux at x1
+}
+
+bool RigidSimulator::LocateRimTouchdown(const HybridState& s, double h, const ContactPoint& p,
+                                        const CrossingOptions& options, double& when, double& lo, double& hi) {
+  const Mode local = IslandMode(s.mode, p.id);
+  // where the listing begins: its guard from − to + along the island's RK4 (its negative crosses)
+  auto listing = [&](double tau) {
+    work_.locate_samples++;
+    work_.locate_contacts += static_cast<long long>(local.contacts.size());
+    return GuardSample{-RimListingGuard(Rk4Step(model_, data_, s.x, local, tau), p.id)};
+  };
+  const double g0 = -RimListingGuard(s.x, p.id), g1 = listing(h).value;
+  const CrossingResult listed = LocateCrossing(listing, 0, g0, h, g1, options);
+  if (listed.kind != CrossingKind::kCrossing) return false;
+  // from the bracket's far side on it is listed: apart there, its gap's zero after it is the
+  // touchdown; touching or in (by the model's error there, r·sin(tilt)·(1 − cos ψ) below the
+  // corner that carried it, ψ its angle round the rim from it) it touches down right there
+  const double at = listed.hi, gap = LocalGap(s.x, local, p.id, at);
+  if (gap > 0) {
+    auto phi = [&](double tau) { return GuardSample{LocalGap(s.x, local, p.id, tau)}; };
+    const CrossingResult r = LocateCrossing(phi, at, gap, h, p.gap, options);
+    if (r.kind != CrossingKind::kCrossing) return false;
+    when = r.time, lo = r.lo, hi = r.hi;
+    return true;
+  }
+  if (gap < -penetration_tol_) return false;
+  when = at, lo = listed.lo, hi = listed.hi;
+  return true;
+}
+
 double RigidSimulator::NextGridTime(double t, double t_end) const {
   const double h = options_.step;
   double next = grid_origin_ + (std::floor((t - grid_origin_) / h) + 1) * h;
@@ -429,6 +473,7 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
     int best_liftoff = -1;
     ContactId best_touchdown;
     bool touchdown = false;
+    bool rim_takes_over = false;  // the touchdown is a cylinder's rim point taking over from its corners
     // a point that appears penetrating at the step's end is an error unless another event comes
     // first in the step and the point does not penetrate yet at that event: past a held feature's
     // boundary (the mode still on the feature extended) the pair's point of the next feature cuts
@@ -472,6 +517,23 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
           best = r.time, best_lo = r.lo, best_hi = r.hi;
           best_touchdown = AnchorAt(id, p.id, r.time, h);
           touchdown = true;
+          rim_takes_over = false;
+          best_liftoff = -1;
+        }
+        continue;
+      }
+      if (RimListingBegins(s.x, x1, p)) {
+        // a cylinder's lowest rim point, listed from a tilt threshold on (own_points.h), new in the
+        // step: it is not the continuation of a start point (a corner) but takes over from them
+        // where its listing begins, located; it touches down there, or at its gap's zero after it
+        double when = 0, lo = 0, hi = 0;
+        if (!LocateRimTouchdown(s, h, p, crossing_options, when, lo, hi)) {
+          appeared.push_back(p.id);
+        } else if (when < best) {
+          best = when, best_lo = lo, best_hi = hi;
+          best_touchdown = p.id;
+          touchdown = true;
+          rim_takes_over = true;
           best_liftoff = -1;
         }
         continue;
@@ -528,6 +590,7 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
             best = 0, best_lo = 0, best_hi = 0;
             best_touchdown = id;
             touchdown = true;
+            rim_takes_over = false;
             best_liftoff = -1;
           }
           continue;
@@ -557,6 +620,7 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
         best = r.time, best_lo = r.lo, best_hi = r.hi;
         best_touchdown = AnchorAt(id, p.id, r.time, h);
         touchdown = true;
+        rim_takes_over = false;
         best_liftoff = -1;
       }
     }
@@ -666,9 +730,18 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
         throw NumericalError(appeared_message(id) + msg);
       }
     }
+    if (touchdown && rim_takes_over) {
+      // the rim point takes over from the corners the mode holds on its pair (round the rim from
+      // it, at most r·T above it there, T the listing threshold): the impact is the rim point's
+      // alone, no other point joins it (a held corner joining it slower than min_bounce_speed would
+      // be kept with a pulling impulse, turning the tilt off the rim point: own_points.h)
+      std::vector<ContactId>& held = at_event.mode.contacts;
+      held.erase(std::remove_if(held.begin(), held.end(), [&](const ContactId& c) { return c.SamePair(best_touchdown); }),
+                 held.end());
+    }
     RigidEvent event =
         touchdown ? TouchdownEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_touchdown,
-                                   options_.simultaneous_gap, force_tol_)
+                                   rim_takes_over ? -INFINITY : options_.simultaneous_gap, force_tol_)
         : best_feature >= 0
             ? FeatureEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_feature, best_guard, force_tol_)
             : LiftoffEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_liftoff, force_tol_);

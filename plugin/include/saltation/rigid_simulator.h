@@ -28,6 +28,7 @@
 #include "saltation/events.h"
 #include "saltation/impact.h"
 #include "saltation/mode_dynamics.h"
+#include "saltation/root_finding.h"
 #include "saltation/mode_flow.h"
 #include "saltation/model.h"
 #include "saltation/restitution.h"
@@ -180,6 +181,17 @@ class RigidSimulator {
   // `carried` (begun on the step's start points) keeps them per pair. A pair with one start point:
   // that one.
   int StartOf(const ContactPoint& p, const State& x, const Mode& mode, double h, CarriedAnchors& carried);
+  // A plane–cylinder pair's rim listing guard at y (own_points.h: sin(tilt) − the face threshold;
+  // NaN for another pair), on data_.aux() (left at y's kinematics)
+  double RimListingGuard(const State& y, const ContactId& id);
+  // Whether the step x0 → x1's end point p is a cylinder's lowest rim point whose listing began in
+  // the step (no start point continues it: the corners carried the face until then)
+  bool RimListingBegins(const State& x0, const State& x1, const ContactPoint& p);
+  // Such a point's touchdown in the step of length h from s: where its listing begins (located
+  // along the island's RK4), or its gap's zero after it if it is apart there: the time and the
+  // bracket; false where it is deeper than penetration_tol there or no crossing is found
+  bool LocateRimTouchdown(const HybridState& s, double h, const ContactPoint& p, const CrossingOptions& options,
+                          double& when, double& lo, double& hi);
 };
 
 // A run as the `rigid` command and Python's saltation.rigid make it: to t_end in chunks of at most
