@@ -33,7 +33,8 @@ using Vec3 = Eigen::Vector3d;
 
 constexpr double kG = 9.81, kR = 0.05, kH = 0.01;
 
-std::string PuckXml(int condim) {
+// `lump`: more of the puck's body (a geom of no collision shifting its centre of mass)
+std::string PuckXml(int condim, const std::string& lump = "") {
   return R"(
 <mujoco>
   <option gravity="0 0 -9.81"/>
@@ -42,17 +43,26 @@ std::string PuckXml(int condim) {
     <geom name="floor" type="plane" size="5 5 0.1" condim=")" + std::to_string(condim) + R"("/>
     <body name="puck"><freejoint/>
       <geom name="puck" type="cylinder" size=")" + std::to_string(kR) + " " + std::to_string(kH) +
-         R"(" mass="1" condim=")" + std::to_string(condim) + R"("/>
+         R"(" mass="1" condim=")" + std::to_string(condim) + R"("/>)" + lump + R"(
     </body>
   </worldbody>
 </mujoco>)";
 }
 
-// kinetic + potential energy of the free body (qvel: world linear, body-frame angular velocity)
+// kinetic + potential energy of the free body 1 (qvel: the frame origin's world linear velocity,
+// the body-frame angular velocity; its centre of mass and principal axes from MuJoCo's kinematics)
 double Energy(const mjModel* m, const State& x) {
+  mjData* d = mj_makeData(m);
+  mju_copy(d->qpos, x.qpos.data(), m->nq);
+  mj_kinematics(m, d);
+  const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->xmat + 9), Ri(d->ximat + 9);
+  const Vec3 origin = Eigen::Map<const Vec3>(d->xpos + 3), com = Eigen::Map<const Vec3>(d->xipos + 3);
+  mj_deleteData(d);
+  const Vec3 omega = R * Vec3(x.qvel.tail<3>());
+  const Vec3 v = Vec3(x.qvel.head<3>()) + omega.cross(com - origin), w = Ri.transpose() * omega;
   const double mass = m->body_mass[1];
-  double e = 0.5 * mass * x.qvel.head(3).squaredNorm() + mass * kG * x.qpos(2);
-  for (int i = 0; i < 3; i++) e += 0.5 * m->body_inertia[3 + i] * x.qvel(3 + i) * x.qvel(3 + i);
+  double e = 0.5 * mass * v.squaredNorm() + mass * kG * com.z();
+  for (int i = 0; i < 3; i++) e += 0.5 * m->body_inertia[3 + i] * w(i) * w(i);
   return e;
 }
 
@@ -77,6 +87,8 @@ struct Record {
   double first_touchdown = INFINITY;
   double first_sin_tilt = NAN;  // sin(tilt) at the first touchdown (x⁻)
   double first_speed = NAN;     // the first touchdown's approach speed, −v_n⁻ of its point
+  double first_impulse = NAN;   // the first touchdown's largest normal impulse
+  double first_loss = NAN;      // the energy the first touchdown takes, E(x⁻) − E(x⁺)
   double max_tilt = 0;       // largest sin(tilt)
 };
 
@@ -96,6 +108,8 @@ Record RunSampled(const Model& model, const mjModel* m, RigidSimulator& sim, Hyb
           r.first_touchdown = ev.time;
           r.first_sin_tilt = SinTilt(ev.x_minus);
           r.first_speed = -PointVelocity(ev.x_minus, ev.point).z();
+          r.first_impulse = ev.impact.normal_impulse.size() ? ev.impact.normal_impulse.maxCoeff() : 0.0;
+          r.first_loss = Energy(m, ev.x_minus) - Energy(m, ev.x_plus);
           e0 = Energy(m, ev.x_plus);
         }
         r.liftoffs += ev.kind == EventKind::kLiftoff;
@@ -185,6 +199,55 @@ TEST_F(CylinderTip, TippingUpOnAChordOfTwoCornersRunsThrough) {
   ExpectLocatedHandOver(r, phi, w);
   EXPECT_GT(r.deepest, -1.001 * kR * T * (1 - std::cos(phi)));
   EXPECT_LT(r.energy_drift, 2e-12);
+}
+
+TEST_F(CylinderTip, TippingFromRestOnAChordTheRimPointTakesOverAtRest) {
+  // the puck with a 2 kg lump (no collision) at local (r, r, 0): its centre of mass beyond the
+  // chord of the corners at +x and +y; released flat at rest, frictionless, it tips over that
+  // chord from rest (sin(tilt) ≈ α t²/2), the rim point midway between them at rest relative to
+  // the plane at the start and approaching at r (1 − cos 45°)·d(tilt)/dt, α t* at the hand-over
+  // (t* = √(2 asin(T)/α): 2.7e-5 s, 3.7e-5 m/s): the same located event, a plastic impulse of that
+  // order (1.1e-4 N s, taking 2.0e-9 J), then it topples on over the rim point. On main the rim
+  // point was listed at sin(tilt) 3.4e-6, below the corners
+  ModelPtr m = LoadModelFromString(PuckXml(
+      1, R"(<geom name="lump" type="sphere" size="0.005" pos="0.06 0.06 0" mass="2" contype="0" conaffinity="0"/>)"));
+  Model model(m.get());
+  RigidSimulator sim(model);
+  State start;
+  start.qpos.resize(7);
+  start.qpos << 0, 0, kH, 1, 0, 0, 0;
+  start.qvel.setZero(6);
+  start.act.resize(0);
+  HybridState s = sim.Initialize(start);
+  const Record r = RunSampled(model, m.get(), sim, s, 0.1);
+  const double T = 1e-8 / (1 - std::sqrt(0.5));
+  std::printf("[ cylinder tip ] tipping from rest over a chord: to %.6f s%s%s; %d events (%d touchdowns, %d liftoffs), "
+              "the first at %.9e s, sin(tilt) there %.12e, approach %.9e m/s, impulse %.3e N s, energy taken %.2e J; "
+              "deepest listed gap %.3e m; energy drift up to the second %.2e J; max sin(tilt) %.3f\n",
+              s.x.time, r.error.empty() ? "" : ": ", r.error.c_str(), r.events, r.touchdowns, r.liftoffs,
+              r.first_touchdown, r.first_sin_tilt, r.first_speed, r.first_impulse, r.first_loss, r.deepest,
+              r.energy_drift, r.max_tilt);
+  // the closed form from rest: the chord fixed (frictionless: the centre of mass moves vertically
+  // only), α = m g d / (I_u + m d²) about the chord's direction u, d the centre of mass's horizontal
+  // distance beyond the chord, I_u its moment of inertia about u through the centre of mass
+  const double mass = m->body_mass[1];
+  const Vec3 u = Vec3(-1, 1, 0).normalized(), e = Vec3(1, 1, 0).normalized();
+  const Vec3 com(m->body_ipos[3], m->body_ipos[4], m->body_ipos[5]);
+  const Eigen::Quaterniond iq(m->body_iquat[4], m->body_iquat[5], m->body_iquat[6], m->body_iquat[7]);
+  const Vec3 ui = iq.inverse() * u;
+  const double i_u = m->body_inertia[3] * ui.x() * ui.x() + m->body_inertia[4] * ui.y() * ui.y() +
+                     m->body_inertia[5] * ui.z() * ui.z();
+  const double d = e.dot(com) - kR * std::sqrt(0.5), alpha = mass * kG * d / (i_u + mass * d * d);
+  const double t_star = std::sqrt(2 * std::asin(T) / alpha), speed = kR * (1 - std::sqrt(0.5)) * alpha * t_star;
+  std::printf("[ cylinder tip ]   closed form: α %.6f rad/s², t* %.9e s, approach %.9e m/s\n", alpha, t_star, speed);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_GT(r.max_tilt, 0.1);  // it topples on over the rim point
+  EXPECT_NEAR(r.first_sin_tilt, T, 1e-15);
+  EXPECT_NEAR(r.first_touchdown, t_star, 1e-8 * t_star);  // measured 4e-10 of it
+  EXPECT_NEAR(r.first_speed, speed, 1e-8 * speed);        // measured 1e-9
+  EXPECT_NEAR(r.first_loss, 0.5 * r.first_impulse * r.first_speed, 1e-3 * r.first_loss);  // plastic: ½ Λ v⁻
+  EXPECT_GT(r.deepest, -1.001 * kR * T * (1 - std::sqrt(0.5)));  // the hand-over's r T (1 − cos 45°)
+  EXPECT_LT(r.energy_drift, 1e-12);  // pivoting on the rim point, frictionless (measured 5e-13 J)
 }
 
 TEST_F(CylinderTip, ACoinPrecessingOnItsRimAtTilt005) {

@@ -157,8 +157,8 @@
 // no start point's continuation). There the rim point takes over from the corners the mode holds
 // on the pair (they leave the mode), r·T·(1 − cos ψ) below them (ψ its angle round the rim from
 // them; ≤ 1e-8 r, 3.4e-8 r from a chord of opposite corners): a plastic impact where it approaches
-// (ω r (1 − cos ψ) tipping at ω; at rest relative to the plane the same event takes no impulse,
-// untested), an impact of the rim point alone (the
+// (ω r (1 − cos ψ) tipping at ω; tipping from rest, r (1 − cos ψ)·d(tilt)/dt, √(2 T α)·… there:
+// an impulse of that order), an impact of the rim point alone (the
 // held corners joining it would be pulled: a slow hand-over's Zeno-scale rule, impact.cc, held
 // the corner and turned the tilt's rate off the rim point, which then swung round the rim at
 // |τ̇⊥|/|τ| and the puck fell through). The threshold is that small because the hand-over's depth
