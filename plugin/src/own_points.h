@@ -156,12 +156,12 @@
 // rigid reference locates (rigid_simulator.cc: a rim point new in a step, IsCylinderRimPoint, is
 // no start point's continuation). There the rim point takes over from the corners the mode holds
 // on the pair (they leave the mode), r·T·(1 − cos ψ) below them (ψ its angle round the rim from
-// them; ≤ 1e-8 r, 3.4e-8 r from a chord of opposite corners): a plastic impact where it approaches
-// (ω r (1 − cos ψ) tipping at ω; tipping from rest, r (1 − cos ψ)·d(tilt)/dt, √(2 T α)·… there:
-// an impulse of that order), an impact of the rim point alone (the
-// held corners joining it would be pulled: a slow hand-over's Zeno-scale rule, impact.cc, held
-// the corner and turned the tilt's rate off the rim point, which then swung round the rim at
-// |τ̇⊥|/|τ| and the puck fell through). The threshold is that small because the hand-over's depth
+// them; ≤ 1e-8 r, 3.4e-8 r from a chord of opposite corners): a plastic impact of the rim point
+// alone at its approach speed r (1 − cos ψ)·d(tilt)/dt (ω r (1 − cos ψ) tipping at ω; tipping
+// from rest, small as d(tilt)/dt = √(2 α T) there, and so its impulse). Alone: with the held
+// corners as candidates a slow hand-over's Zeno-scale rule (impact.cc) kept a corner with a pulling
+// impulse, turning the tilt's rate off the rim point, which then swung round the rim at |τ̇⊥|/|τ|
+// and the puck fell through. The threshold is that small because the hand-over's depth
 // is held from there on (at acceleration level): at 3.4e-6 the puck dropped at a generic tilt
 // (MissedTouchdown) rocked across it and came to rest on three corners, the fourth 1.8e-9 m deep.
 // Settling below the threshold (the rim point no longer listed) the held contact is matched to the
