@@ -1,6 +1,6 @@
 // Features of the contact geometry as part of the rigid mode (theory.md §9, issue 14 items 2–3).
 //
-// Three families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on
+// Four families of pairs have features. (1) A sphere on a box, below. (2) A sphere or a capsule on
 // a capsule (plugin/src/segment_features.h): whether each capsule's nearest point lies on its
 // cylinder or is clamped to an end, on its cap — codes 27–35, named "cylinder", "cap" (one end
 // clamped), "caps" (both). (3) A capsule (geom1) on a box (geom2), our own points
@@ -12,8 +12,13 @@
 // contact is, is told by the nearest anchor among the pair's own points. (The interior on a face
 // is no feature: the segment's nearest point to a plane is an end unless it lies parallel, where
 // another of the pair's points touches at the same instant — the other end, or where the segment
-// crosses the face's rim: that edge's interior point is listed over the face too, own_points.h.) Every function below serves all
-// three; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
+// crosses the face's rim: that edge's interior point is listed over the face too, own_points.h.)
+// (4) A box on a box, our own points (box_box_points.cc): a vertex of one over a face of the other,
+// "vertex-face", or an edge of each across the other, "edge-edge" — codes 117 on
+// (box_box_features.h: (1)'s face with a sphere of radius 0 at the vertex, (3)'s cylinder-edge with
+// a box edge for the segment); the point of each is tagged with its code (ContactPoint::own_feature)
+// and a contact holding one matches that point (MatchContacts). Every function below serves all
+// four; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
 // "the segment's point nearest to the edge or vertex").
 //
 // Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
@@ -28,11 +33,13 @@
 // none (the centre inside the box) is not a feature (−1: MuJoCo's own point is used).
 //
 //   HasFeatures   (m, id)         => whether the pair has features: a sphere or a capsule (geom1) on a
-//                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2)
+//                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2),
+//                                    a box on a box
 //   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre
 //                                    inside the box
 //   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap-face",
-//                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex" ("" for −1)
+//                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex";
+//                                    "vertex-face", "edge-edge" ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
 //                   plane, an edge's line, a vertex's point), at d's kinematics: gap, pos and normal as
 //                   MuJoCo's sphere–box collision gives them inside the region, the frame completed as
@@ -46,12 +53,16 @@
 //                   edge or vertex); a cylinder-edge has the foot reaching either end (h ∓ t →
 //                   cap-edge) and the edge's foot reaching either vertex (half ∓ u → cylinder-vertex);
 //                   a cylinder-vertex the foot reaching either end (→ cap-vertex) and, per box axis,
-//                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge)
+//                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge).
+//                   A box on a box (box_box_features.h): a vertex–face the vertex reaching the face's
+//                   rim along each in-plane axis (→ the edge–edge of the rim and the vertex's edge
+//                   across it), an edge–edge each foot reaching either end of its edge (→ that vertex
+//                   over the other box's face next to its edge)
 //   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
 //                   (a capsule's, and a capsule–box guard on the segments: segment_features.h)
 //   FollowHeldPoints (model, d, points, contacts) => every held contact's anchor moved to its point
-//                   at d: a capsule–box or capsule–capsule contact holding a feature to its feature's
-//                   point (FeaturePoint), a contact holding none to the point of `points` (d's listed
+//                   at d: a capsule–box, capsule–capsule or box–box contact holding a feature to its
+//                   feature's point (FeaturePoint), a contact holding none to the point of `points` (d's listed
 //                   points of the contacts' pairs) it matches (MatchContacts); a sphere's contact
 //                   holding a feature is its pair's one point and keeps its anchor. A pair with
 //                   several points tells them apart by the nearest anchor, and a held point sliding
@@ -64,7 +75,7 @@
 //   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing
 // (but FollowHeldPoints' contacts).
-// (FeatureAt of a capsule–box pair computes the pair's own points in a thread-local buffer.)
+// (FeatureAt of a capsule–box or box–box pair computes the pair's own points in a thread-local buffer.)
 #ifndef SALTATION_CONTACT_FEATURES_H_
 #define SALTATION_CONTACT_FEATURES_H_
 
