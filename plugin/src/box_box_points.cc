@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "box_box_features.h"
 #include "own_points.h"
 
 namespace saltation {
@@ -30,13 +31,14 @@ struct Emitter {
   size_t first;
   std::vector<SurfacePoint>& out;
 
-  // pos: on geom1's surface; normal: unit, geom1 → geom2
-  void operator()(const Vec3& on1, const Vec3& normal, double dist) const {
+  // pos: on geom1's surface; normal: unit, geom1 → geom2; feature: box_box_features.h's code
+  void operator()(const Vec3& on1, const Vec3& normal, double dist, int feature) const {
     if (!(dist < band)) return;
     SurfacePoint s;
     s.pos = on1 + 0.5 * dist * normal;
     s.normal = normal;
     s.dist = dist;
+    s.box_box_feature = feature;
     AppendUnlessCoincident(s, first, same, out);
   }
 };
@@ -59,7 +61,8 @@ void VertexPoints(const Box& a, const Box& b, double sign, double rim, const Emi
     if (!over) continue;
     const Vec3 outward = (p(face) > 0 ? 1.0 : -1.0) * b.R.col(face);
     // the point on geom1's surface: the vertex itself (a is geom1), or the face point below it
-    emit(sign > 0 ? world : Vec3(world - dist * outward), -sign * outward, dist);
+    emit(sign > 0 ? world : Vec3(world - dist * outward), -sign * outward, dist,
+         VertexFaceFeature(sign > 0 ? 0 : 1, v, face, p(face) > 0 ? 1 : -1));
   }
 }
 
@@ -156,7 +159,8 @@ void BoxBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band
           // under the bottom edge of the box resting on it, 0.12 m 'deep' along the side's normal
           // on the pile's 7 cm boxes)
           if (dist < 0 && dist < face_separation - rim - 2 * kOutOfCone * -dist) continue;
-          emit(b2.x + b2.R * on1, -(b2.R * n), dist);  // geom1 → geom2: −n
+          emit(b2.x + b2.R * on1, -(b2.R * n), dist,  // geom1 → geom2: −n
+               EdgeEdgeFeature(EdgeCode(i, sign1), EdgeCode(k, sign2)));
         }
       }
     }

@@ -74,10 +74,10 @@
 // Together these are the corners of the support polygon of two faces lying flat on each other, and
 // the single points of a vertex on a face and of an edge across an edge. Not represented: a vertex
 // against an edge or a vertex (measure zero as first touch; a vertex leaving a face past its rim
-// hands over to its edges' points there, which coincide with it). The feature a point is of
-// (vertex–face, edge–edge) is not held in the mode: where one ends and another takes over (a corner
-// sliding over the other box's rim) the reference does not locate the change (README, "exact
-// reference"). Where two points coincide (to 1e-9 of the sizes: a vertex on the other's rim) the
+// hands over to its edges' points there, which coincide with it). Each point says which vertex–face
+// or edge–edge it is (SurfacePoint::box_box_feature); the rigid reference holds it as the contact's
+// feature and locates where one ends and another takes over (a corner sliding over the other box's
+// rim: box_box_features.h). Where two points coincide (to 1e-9 of the sizes: a vertex on the other's rim) the
 // pair gets one.
 //
 // A capsule against a capsule (capsule_capsule_points.cc): MuJoCo's capsule–capsule
@@ -141,6 +141,8 @@ struct SurfacePoint {
   // a capsule–capsule point: its region as segment_features.h's code (which end or interior of each
   // segment the two nearest points lie on); −1 otherwise
   int segment_feature = -1;
+  // a box–box point: its vertex–face or edge–edge as box_box_features.h's code; −1 otherwise
+  int box_box_feature = -1;
 };
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:
