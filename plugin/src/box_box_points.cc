@@ -43,17 +43,39 @@ struct Emitter {
   }
 };
 
+// how far (the sine of the angle) an edge–edge normal may point into one of the edges' faces and
+// still be listed. Random pairs of boxes within 0.1 m of each other (14284, two seeds) gave no
+// point below the pair's distance (mj_geomDistance) at 0.1, one at 0.3 (0.054 m below), 69 at 0.5
+// (BoxBoxPoints.NoPointIsCloserThanTheBoxes). Wide enough that a face turning flat onto another at
+// 20 rad/s lists its rim corner some 5 ms before it touches (at 1e-2 it appeared 0.9 mm away and
+// crossed within the same 1 ms step: 'appeared penetrating' in a box pile).
+constexpr double kOutOfCone = 0.1;
+
 // the vertices of box `a` over a face of box `b` (or inside it): the vertex's height over that
 // face's plane (inside: minus its depth below the least deep face), the face's outward normal;
-// `sign` +1: a is geom1 (the normal geom1 → geom2 is minus the face's), −1: a is geom2
+// `sign` +1: a is geom1 (the normal geom1 → geom2 is minus the face's), −1: a is geom2. Only faces
+// whose normal the vertex can touch along: −outward within the vertex's normal cone up to
+// kOutOfCone (the vertex is a's support towards the face, as an edge–edge point's edges are). A
+// vertex at b's rim lies on two faces' planes to round-off; the one it is not a's support towards
+// (a cube's top corner reaching the side of a cube of its height beside it, level with its top) is
+// no contact: its normal at right angles to the approach made a touchdown of the wrong row.
 void VertexPoints(const Box& a, const Box& b, double sign, double rim, const Emitter& emit) {
+  const RowMat3 Rab = b.R.transpose() * a.R;  // a's axes in b's frame
   for (int v = 0; v < 8; v++) {
     const Vec3 corner(v & 1 ? a.half(0) : -a.half(0), v & 2 ? a.half(1) : -a.half(1), v & 4 ? a.half(2) : -a.half(2));
     const Vec3 world = a.x + a.R * corner;
     const Vec3 p = b.R.transpose() * (world - b.x);
     const Vec3 excess = p.cwiseAbs() - b.half;
-    int face = 0;
-    const double dist = excess.maxCoeff(&face);
+    int face = -1;
+    for (int f = 0; f < 3; f++) {
+      // how far the vertex's outward directions point against the face's outward normal (b's frame)
+      const double side = p(f) > 0 ? 1.0 : -1.0;
+      double out_of_cone = 0;
+      for (int j = 0; j < 3; j++) out_of_cone = std::max(out_of_cone, (corner(j) > 0 ? 1.0 : -1.0) * side * Rab(f, j));
+      if (out_of_cone <= kOutOfCone && (face < 0 || excess(f) > excess(face))) face = f;
+    }
+    if (face < 0) continue;
+    const double dist = excess(face);
     bool over = true;  // within the face's region up to `rim` along its other two axes
     for (int i = 0; i < 3; i++) {
       if (i != face && excess(i) > rim) over = false;
@@ -65,14 +87,6 @@ void VertexPoints(const Box& a, const Box& b, double sign, double rim, const Emi
          VertexFaceFeature(sign > 0 ? 0 : 1, v, face, p(face) > 0 ? 1 : -1));
   }
 }
-
-// how far (the sine of the angle) an edge–edge normal may point into one of the edges' faces and
-// still be listed. Random pairs of boxes within 0.1 m of each other (14284, two seeds) gave no
-// point below the pair's distance (mj_geomDistance) at 0.1, one at 0.3 (0.054 m below), 69 at 0.5
-// (BoxBoxPoints.NoPointIsCloserThanTheBoxes). Wide enough that a face turning flat onto another at
-// 20 rad/s lists its rim corner some 5 ms before it touches (at 1e-2 it appeared 0.9 mm away and
-// crossed within the same 1 ms step: 'appeared penetrating' in a box pile).
-constexpr double kOutOfCone = 0.1;
 
 // the outward bisector of a box edge (box frame): along its two clamped axes, their signs
 Vec3 Bisector(const int sign[3]) { return Vec3(sign[0], sign[1], sign[2]); }

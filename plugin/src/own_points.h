@@ -58,7 +58,10 @@
 // each box's centre, axes and half sizes:
 //   - each vertex of either box over a face of the other (its coordinates along the face's two
 //     axes within the face, up to 1e-9 of the sizes) or inside it: its height over the face's plane
-//     (inside: minus the depth below the least deep face), along the face's normal;
+//     (inside: minus the depth below the least deep face), along the face's normal — only faces
+//     the vertex is its box's support towards (minus the face's normal within the vertex's normal
+//     cone, up to the edges' 0.1): a cube's top corner level with the top of a cube beside it lies
+//     on that top's plane to round-off, but touches the side;
 //   - each pair of edges, one per box, whose lines' common perpendicular meets both open edges:
 //     the signed distance of the lines along n = ±(e1 × e2)/|e1 × e2|, taken outward from box 2's
 //     edge, listed while n lies in box 2's edge's normal cone and −n in box 1's up to 0.1 (the
