@@ -1,0 +1,186 @@
+// A box on a box holds its contact's feature (box_box_features.h): which of the pair's own points
+// (box_box_points.cc) it is — a vertex over a face ("vertex-face") or an edge across an edge
+// ("edge-edge") — and the boundary of its region is a located guard, as for a sphere, a capsule.
+//  - FeaturePointIsTheOwnPointAndGuardGradientItsDerivative: random poses of two free boxes; every
+//    listed point is its feature's FeaturePoint, its region's guards are ≥ 0 there, and
+//    FeatureGuardGradient is the guards' finite-difference gradient.
+//  - CubeSlidingOverTheRimHandsItsCornersToItsEdges: a frictionless cube (half size a) slides flat
+//    at v₀ on a bench's top face over its rim at x = 0: its two front corners' vertex–face hand over
+//    to the edge–edge points of its bottom edges across the rim at t = (−a − x₀)/v₀, a located
+//    `feature` event each; translation only, the dynamics does not change: Ξ = I.
+//  - HeldCornerKeepsItsPointWhenAnotherLiesNearerItsAnchor: BoxPile(24)'s failure reduced. A corner
+//    of a cube lies 1e-4 m inside a bench's rim, the cube turned so that one of its bottom edges
+//    crosses the rim at 0.05 rad: that edge–edge point runs along the rim at 1/0.05 the speed of the
+//    cube across it. Moved as an RK4 stage moves it before the anchors are followed, the edge–edge
+//    point lies nearer the corner's old anchor than the corner itself; the held corner must keep
+//    its own point (798f624 took the edge–edge point: 1e-3 m away).
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "feature_guard_fd.h"
+#include "test_util.h"
+
+#include "saltation/contact_features.h"
+
+namespace saltation::testing {
+namespace {
+
+class BoxBoxFeatures : public MujocoTest {};
+
+TEST_F(BoxBoxFeatures, FeaturePointIsTheOwnPointAndGuardGradientItsDerivative) {
+  ModelPtr m = LoadModelFromString(R"(
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <body name="brick"><freejoint/><geom name="brick" type="box" size="0.12 0.07 0.05" margin="1" gap="0.01"/></body>
+    <body name="crate" euler="20 -30 40"><freejoint/><geom name="crate" type="box" size="0.3 0.2 0.1" margin="0.002"/></body>
+  </worldbody>
+</mujoco>)");
+  Model model(m.get());
+  Data data(model);
+  mjData* d = data.main();
+  RandomPoses poses(5);
+  std::map<std::string, int> seen;
+  double worst = 0;
+  for (int sample = 0; sample < 60; sample++) {
+    Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(m->qpos0, m->nq);
+    q.segment<3>(0) = poses.Position(0.4);
+    q.segment<4>(3) = poses.Orientation();
+    EvaluatePosition(model, d, q.data());
+    std::vector<ContactPoint> points;
+    ListContacts(model, d, points);
+    for (const ContactPoint& point : points) {
+      EvaluatePosition(model, d, q.data());
+      ContactId id = point.id;
+      ASSERT_TRUE(HasFeatures(m.get(), id));
+      id.feature = FeatureAt(m.get(), d, id);
+      ASSERT_GE(id.feature, 0);
+      EXPECT_EQ(id.feature, point.own_feature);
+      const std::string name = FeatureName(id.feature);
+      seen[name]++;
+      const ContactPoint p = FeaturePoint(model, d, id);
+      ExpectSamePoint(p, point, name);
+      EXPECT_LT((p.id.anchor - point.id.anchor).norm(), 1e-12) << name;
+      const FeatureGuardSet guards = FeatureGuards(m.get(), d, id);
+      ASSERT_EQ(guards.count, 4) << name;
+      for (int j = 0; j < guards.count; j++) {
+        // a vertex is listed over its face up to 1e-9 of the sizes past the rim
+        EXPECT_GT(guards.guard[j].value, -1e-9 * 0.3) << name << " guard " << j;
+        const std::string to = FeatureName(guards.guard[j].to);
+        EXPECT_TRUE(to == "vertex-face" || to == "edge-edge") << name << " guard " << j << " to '" << to << "'";
+      }
+      worst = std::max(worst, ExpectGuardGradientsMatchTheirTwins(model, d, id, q, guards, 1e-8, name));
+    }
+  }
+  std::printf("[ box box ] features seen:");
+  for (const auto& [name, n] : seen) std::printf(" %s %d", name.c_str(), n);
+  std::printf("; worst |∇h − FD| / (1 + |∇h|) %.2e\n", worst);
+  EXPECT_GE(seen["vertex-face"], 10);
+  EXPECT_GE(seen["edge-edge"], 10);
+}
+
+constexpr double kA = 0.05, kMargin = 0.01;  // the cube's half size, the bench's margin
+
+const char* kCubeOnBench = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="bench" type="box" pos="-0.5 0 -0.1" size="0.5 0.5 0.1" condim="1" margin="0.01"/>
+    <body name="cube">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="cube" type="box" size="0.05 0.05 0.05" mass="1" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+TEST_F(BoxBoxFeatures, CubeSlidingOverTheRimHandsItsCornersToItsEdges) {
+  ModelPtr m = LoadModelFromString(kCubeOnBench);
+  Model model(m.get());
+  const double x0 = -0.15, v0 = 1, t_rim = (-kA - x0) / v0;
+  RigidSimulator sim(model);
+  State x;
+  x.qpos = Eigen::Vector2d(x0, kA + kMargin);  // resting: the rigid contact holds the gap (dist − margin) at 0
+  x.qvel = Eigen::Vector2d(v0, 0);
+  x.act.resize(0);
+  HybridState s = sim.Initialize(x);
+  ASSERT_EQ(s.mode.contacts.size(), 4u);
+  for (const ContactId& id : s.mode.contacts) EXPECT_STREQ(FeatureName(id.feature), "vertex-face");
+  const std::vector<RigidEvent> events = sim.Advance(s, t_rim + 0.04);
+  ASSERT_EQ(events.size(), 2u);
+  double worst_time = 0, worst_xi = 0;
+  for (const RigidEvent& ev : events) {
+    EXPECT_EQ(ev.kind, EventKind::kFeature);
+    EXPECT_STREQ(FeatureName(ev.feature_before), "vertex-face");
+    EXPECT_STREQ(FeatureName(ev.feature_after), "edge-edge");
+    worst_time = std::max(worst_time, std::abs(ev.time - t_rim));
+    worst_xi = std::max(worst_xi, (ev.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff());
+  }
+  std::printf("[ box box ] corners over the rim: |t − t_exact| ≤ %.2e s, max |Ξ − I| = %.2e\n", worst_time, worst_xi);
+  EXPECT_LT(worst_time, 1e-12);
+  EXPECT_LT(worst_xi, 1e-9);
+  // the cube slides on, flat, on two corners and two edges
+  EXPECT_NEAR(s.x.time, t_rim + 0.04, 1e-12);
+  EXPECT_NEAR(s.x.qpos(0), x0 + v0 * s.x.time, 1e-9);
+  EXPECT_NEAR(s.x.qpos(1), kA + kMargin, 1e-9);
+  std::map<std::string, int> held;
+  for (const ContactId& id : s.mode.contacts) held[FeatureName(id.feature)]++;
+  EXPECT_EQ(held["vertex-face"], 2);
+  EXPECT_EQ(held["edge-edge"], 2);
+}
+
+TEST_F(BoxBoxFeatures, HeldCornerKeepsItsPointWhenAnotherLiesNearerItsAnchor) {
+  // the cube turned by −γ about z: its corner (−a, −a, −a) at (−δ, 0, 0), its +y edge from there at
+  // angle γ to the rim (x = 0), crossing it δ/tan γ along y
+  const double gamma = 0.05, delta = 1e-4;
+  const Eigen::Vector3d centre(-delta + kA * (std::cos(gamma) + std::sin(gamma)),
+                               kA * (std::cos(gamma) - std::sin(gamma)), kA);
+  char xml[1200];
+  std::snprintf(xml, sizeof(xml), R"(
+<mujoco>
+  <compiler angle="radian"/>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <body name="cube" pos="%.17g %.17g %.17g">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="y" type="slide" axis="0 1 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="cube" type="box" size="0.05 0.05 0.05" mass="1" axisangle="0 0 1 %.17g"/>
+    </body>
+    <body name="bench" pos="-0.5 0 -0.1"><geom name="bench" type="box" size="0.5 0.5 0.1" margin="0.01"/></body>
+  </worldbody>
+</mujoco>)", centre(0), centre(1), centre(2) + kMargin, -gamma);
+  ModelPtr m = LoadModelFromString(xml);
+  Model model(m.get());
+  Data data(model);
+  RigidSimulator sim(model);
+  State x;
+  x.qpos = Eigen::Vector3d::Zero();
+  x.qvel = Eigen::Vector3d::Zero();
+  x.act.resize(0);
+  const HybridState s = sim.Initialize(x);
+  int corner = -1;
+  for (size_t k = 0; k < s.mode.contacts.size(); k++) {
+    // (its anchor: in the bench's frame, midway between the surfaces)
+    if ((s.mode.contacts[k].anchor - Eigen::Vector3d(0.5 - delta, 0, 0.1 + kMargin / 2)).norm() < 1e-12) {
+      corner = static_cast<int>(k);
+    }
+  }
+  ASSERT_GE(corner, 0) << "the corner is held";
+  // half way to the rim, and along it so that the edge's crossing comes to (0, 0, 0): δ from the
+  // corner's old anchor, the corner itself (δ/2)/tan γ = 1e-3 m from it
+  const double dx = delta / 2, dy = (delta - dx) / std::tan(gamma);
+  State moved = x;
+  moved.qpos = Eigen::Vector3d(dx, -dy, 0);
+  const ModeDynamics dyn = EvaluateMode(model, data, moved, s.mode);
+  const Eigen::Vector3d corner_now(-delta + dx, -dy, kMargin / 2);
+  std::printf("[ box box ] held corner's point %.3e m from the corner (the edge's crossing %.3e m from its old anchor)\n",
+              (dyn.constraints.points[corner].pos - corner_now).norm(), delta);
+  EXPECT_LT((dyn.constraints.points[corner].pos - corner_now).norm(), 1e-12) << dyn.constraints.points[corner].pos.transpose() << " vs " << corner_now.transpose() << " feature " << FeatureName(s.mode.contacts[corner].feature);
+  EXPECT_NEAR(dyn.constraints.points[corner].gap, 0, 1e-12);
+}
+
+}  // namespace
+}  // namespace saltation::testing
