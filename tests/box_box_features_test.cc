@@ -14,6 +14,13 @@
 //    cube across it. Moved as an RK4 stage moves it before the anchors are followed, the edge–edge
 //    point lies nearer the corner's old anchor than the corner itself; the held corner must keep
 //    its own point (798f624 took the edge–edge point: 1e-3 m away).
+//  - EdgeSlidingOffTheEndOfARimHandsOverAtTheClosedFormTime: the edge-end hand-over (issue 14, Pile(35)
+//    on 6eab530). A cube turned 45° about z lies flat on a bench, one corner over the rim (x = 0),
+//    and slides frictionless along the rim (+y) at v₀. The crossing of its leading edge with the
+//    rim runs along the rim and reaches the bench's corner at t = (Y − a√2 + x_c − y₀)/v₀; there the
+//    held edge–edge hands over to the bench's corner under the cube's bottom face, a located
+//    `feature` event (before: no event, the anchor matching passed the contact on silently); the
+//    dynamics does not change: Ξ = I.
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -180,6 +187,58 @@ TEST_F(BoxBoxFeatures, HeldCornerKeepsItsPointWhenAnotherLiesNearerItsAnchor) {
               (dyn.constraints.points[corner].pos - corner_now).norm(), delta);
   EXPECT_LT((dyn.constraints.points[corner].pos - corner_now).norm(), 1e-12) << dyn.constraints.points[corner].pos.transpose() << " vs " << corner_now.transpose() << " feature " << FeatureName(s.mode.contacts[corner].feature);
   EXPECT_NEAR(dyn.constraints.points[corner].gap, 0, 1e-12);
+}
+
+TEST_F(BoxBoxFeatures, EdgeSlidingOffTheEndOfARimHandsOverAtTheClosedFormTime) {
+  // the bench: top z = 0, x ∈ [−1, 0], y ∈ [−Y, Y]; the cube's centre at x_c > 0, so its −x corner
+  // lies over the bench and its ±y corners beyond the rim; its two edges from the −x corner cross
+  // the rim, the leading one at y = y_c + a√2 − x_c
+  const double Y = 0.5, xc = 0.02, y0 = 0.4, v0 = 1;
+  const double t_end = (Y - kA * std::sqrt(2.0) + xc - y0) / v0;
+  char xml[1200];
+  std::snprintf(xml, sizeof(xml), R"(
+<mujoco>
+  <compiler angle="radian"/>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="bench" type="box" pos="-0.5 0 -0.1" size="0.5 %.17g 0.1" condim="1" margin="0.01"/>
+    <body name="cube" pos="%.17g 0 0">
+      <joint name="y" type="slide" axis="0 1 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="cube" type="box" size="0.05 0.05 0.05" mass="1" condim="1" axisangle="0 0 1 %.17g"/>
+    </body>
+  </worldbody>
+</mujoco>)", Y, xc, M_PI / 4);
+  ModelPtr m = LoadModelFromString(xml);
+  Model model(m.get());
+  RigidSimulator sim(model);
+  State x;
+  x.qpos = Eigen::Vector2d(y0, kA + kMargin);  // resting: the rigid contact holds the gap (dist − margin) at 0
+  x.qvel = Eigen::Vector2d(v0, 0);
+  x.act.resize(0);
+  HybridState s = sim.Initialize(x);
+  std::map<std::string, int> held;
+  for (const ContactId& id : s.mode.contacts) held[FeatureName(id.feature)]++;
+  ASSERT_EQ(held["vertex-face"], 1);
+  ASSERT_EQ(held["edge-edge"], 2);
+  const std::vector<RigidEvent> events = sim.Advance(s, t_end + 0.02);
+  ASSERT_EQ(events.size(), 1u);
+  const RigidEvent& ev = events[0];
+  EXPECT_EQ(ev.kind, EventKind::kFeature);
+  EXPECT_STREQ(FeatureName(ev.feature_before), "edge-edge");
+  EXPECT_STREQ(FeatureName(ev.feature_after), "vertex-face");
+  const double xi = (ev.xi.Dense() - Eigen::MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff();
+  std::printf("[ box box ] edge off the rim's end: |t − t_exact| = %.2e s, max |Ξ − I| = %.2e\n",
+              std::abs(ev.time - t_end), xi);
+  EXPECT_LT(std::abs(ev.time - t_end), 1e-12);
+  EXPECT_LT(xi, 1e-9);
+  // the cube slides on, flat, on its −x corner, the trailing edge's crossing and the bench's corner
+  EXPECT_NEAR(s.x.qpos(0), y0 + v0 * s.x.time, 1e-9);
+  EXPECT_NEAR(s.x.qpos(1), kA + kMargin, 1e-9);
+  held.clear();
+  for (const ContactId& id : s.mode.contacts) held[FeatureName(id.feature)]++;
+  EXPECT_EQ(held["vertex-face"], 2);
+  EXPECT_EQ(held["edge-edge"], 1);
 }
 
 }  // namespace

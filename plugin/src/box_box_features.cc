@@ -131,7 +131,7 @@ int EdgeEdgeSuccessor(const Box b[2], const EdgePair& p, int i, int end) {
     if (s > 0) vertex |= 1 << a;
   }
   // the normal pointing from box i towards box j: −n from geom1 (side 0), n from geom2
-  const Vec3 towards = i == 0 ? Vec3(p.n) : Vec3(-p.n);
+  const Vec3 towards = i == 0 ? Vec3(-p.n) : Vec3(p.n);
   int face = -1;
   double best = -INFINITY;
   for (int a = 0; a < 3; a++) {
