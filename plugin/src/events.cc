@@ -389,6 +389,20 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
       break;
     }
   }
+  // a box–box hand-over may turn the normal (an edge–edge point reaching the end of its edge: the
+  // vertex there over a face next to the other edge, whose normal is not the edges' common one):
+  // where the new feature's point moves along its normal (|J_n v| > velocity_tol) it cannot be held
+  // at acceleration level (its gap would drift at that rate). It leaves here: approaching, its
+  // point touches down at once as an inactive one (an impact); receding, it opens
+  if (ev.kind == EventKind::kFeature && OwnBoxBoxPoints(model.mj(), ev.contact.geom1, ev.contact.geom2)) {
+    const ContactPoint next = FeaturePoint(model, data.main(), after.contacts[k]);
+    RowMatrix rows(ContactRowCount(next), model.nv());
+    ContactRows(model, data.main(), next, rows, data.work());
+    if (std::abs(rows.row(0).dot(s.x.qvel)) > model.options().velocity_tol) {
+      after.contacts.erase(after.contacts.begin() + k);
+      ev.kind = EventKind::kLiftoff;
+    }
+  }
   ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);
   for (size_t i = 0; i < ev.released.size(); i++) {
     if (ev.released[i].SamePair(ev.contact) && ev.released[i].anchor == ev.contact.anchor) {
