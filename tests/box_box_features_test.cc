@@ -21,6 +21,12 @@
 //    held edge–edge hands over to the bench's corner under the cube's bottom face, a located
 //    `feature` event (before: no event, the anchor matching passed the contact on silently); the
 //    dynamics does not change: Ξ = I.
+//  - TiltedEdgesRisingOffTheirCornerLeave: a cube turned 45° about z and tilted by β about y, its
+//    lowest (+x) corner beyond a bench's rim, rests on the crossings of its two lower edges with the
+//    rim and slides back (−x) over it, rising. Where the crossings reach the corner, the successor
+//    (the corner over the bench's top) moves up along its normal: the contacts leave there (kind
+//    liftoff) and the cube flies ballistically (before: the corner was held rising at constant
+//    speed, its gap growing, gravity cancelled by a pushing force).
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -239,6 +245,67 @@ TEST_F(BoxBoxFeatures, EdgeSlidingOffTheEndOfARimHandsOverAtTheClosedFormTime) {
   for (const ContactId& id : s.mode.contacts) held[FeatureName(id.feature)]++;
   EXPECT_EQ(held["vertex-face"], 2);
   EXPECT_EQ(held["edge-edge"], 1);
+}
+
+TEST_F(BoxBoxFeatures, TiltedEdgesRisingOffTheirCornerLeave) {
+  const double beta = 0.1, c = std::cos(beta), sn = std::sin(beta), r2 = std::sqrt(2.0);
+  // the cube's frame: Ry(β)·Rz(45°); its +x corner (a√2, 0, −a) before the tilt is the lowest
+  const double q = M_PI / 4;
+  const Eigen::Matrix3d R = (Eigen::AngleAxisd(beta, Eigen::Vector3d::UnitY()) *
+                             Eigen::AngleAxisd(q, Eigen::Vector3d::UnitZ())).toRotationMatrix();
+  // the side corners at x_s = x_c − a sinβ = −0.02 (over the bench), the crossings at x = 0 touch
+  const double xs = -0.02, xc = xs + kA * sn, zc = kA * c - xs * sn / c;
+  char xml[1400];
+  std::snprintf(xml, sizeof(xml), R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="bench" type="box" pos="-0.5 0 -0.1" size="0.5 0.5 0.1" condim="1"/>
+    <body name="cube">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="cube" type="box" size="0.05 0.05 0.05" mass="1" condim="1"
+            xyaxes="%.17g %.17g %.17g %.17g %.17g %.17g"/>
+    </body>
+  </worldbody>
+</mujoco>)", R(0, 0), R(1, 0), R(2, 0), R(0, 1), R(1, 1), R(2, 1));
+  ModelPtr m = LoadModelFromString(xml);
+  Model model(m.get());
+  RigidSimulator sim(model);
+  State x;
+  x.qpos = Eigen::Vector2d(xc, zc);
+  x.qvel = Eigen::Vector2d(-0.5, 0.5 * sn / c);  // along the rim's climb
+  x.act.resize(0);
+  HybridState s = sim.Initialize(x);
+  std::map<std::string, int> held;
+  for (const ContactId& id : s.mode.contacts) held[FeatureName(id.feature)]++;
+  ASSERT_EQ(held["edge-edge"], 2);
+  ASSERT_EQ(s.mode.contacts.size(), 2u);
+  // the corner reaches the rim when x_s = −a√2 cosβ: 0.0504 m at 0.5 m/s less the climb's deceleration
+  const std::vector<RigidEvent> events = sim.Advance(s, 0.117);
+  ASSERT_GE(events.size(), 1u);
+  const RigidEvent& last = events.back();
+  for (const RigidEvent& ev : events) {
+    EXPECT_EQ(ev.kind, EventKind::kLiftoff) << ev.time;
+    EXPECT_NEAR(ev.time, events.front().time, 1e-12);
+  }
+  EXPECT_TRUE(s.mode.contacts.empty());
+  // the corner at the rim then: x_s = −a√2 cosβ
+  EXPECT_NEAR(last.x_plus.qpos(0) - kA * sn, -kA * r2 * c, 1e-9);
+  // then ballistic from the event's state (the corner rising away from the bench's top)
+  const double vz = last.x_plus.qvel(1), dt = s.x.time - last.time;
+  ASSERT_GT(vz, 0.01);
+  ASSERT_GT(dt, 0.003);
+  std::printf("[ box box ] tilted edges off their corner at t = %.9f s, v_z %.4f m/s; z after %.3f s off the arc by %.2e m\n",
+              last.time, vz, dt, std::abs(s.x.qpos(1) - (last.x_plus.qpos(1) + vz * dt - 0.5 * 9.81 * dt * dt)));
+  EXPECT_NEAR(s.x.qpos(1), last.x_plus.qpos(1) + vz * dt - 0.5 * 9.81 * dt * dt, 1e-12);
+  EXPECT_NEAR(s.x.qpos(0), last.x_plus.qpos(0) + last.x_plus.qvel(0) * dt, 1e-12);
+  // the corner left at the top's height: it lands back on it after 2 v_z / g
+  const std::vector<RigidEvent> landing = sim.Advance(s, last.time + 3 * vz / 9.81);
+  ASSERT_EQ(landing.size(), 1u);
+  EXPECT_EQ(landing[0].kind, EventKind::kTouchdown);
+  std::printf("[ box box ] lands back after %.9f s (2 v_z / g %.9f)\n", landing[0].time - last.time, 2 * vz / 9.81);
+  EXPECT_NEAR(landing[0].time - last.time, 2 * vz / 9.81, 1e-10);
 }
 
 }  // namespace
