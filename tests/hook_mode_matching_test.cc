@@ -7,10 +7,11 @@
 // AnchorsFollowAPlateSlidingFarOverABox — the reference's HeldAnchor scene in the hook: a thin
 // plate (half sizes h = 0.05, 0.05, t = 0.004) lying flat on a fixed base box, frictionless
 // (condim 1), sliding at v = 1 m/s along +x under gravity for 0.1 s. The pair is plate/base, its
-// anchors in the base's frame: the four bottom corners (held) and the four top corners (listed 2t
-// above) slide along x at v there. With the anchors where the corners were first seen, a +x bottom
-// corner's anchor lies nearer to the top point over its −x neighbour once the slide passes
-// h + t²/(4h) = 50.08 mm (held_anchor_test.cc): the mode then held top corners, 2t apart, and the
+// anchors in the base's frame: the four bottom corners (held) slide along x at v there. With the
+// anchors where the corners were first seen, a +x bottom corner's anchor lies nearer to its −x
+// neighbour's point once the slide passes h = 50 mm (held_anchor_test.cc). When the top corners were
+// listed 2t above, it lay nearer the top one over that neighbour at 50.08 mm: the mode held top
+// corners, and the
 // hook recorded kinematic releases of a plate that never left its base.
 //
 // EveryGroupOfAStepIsRecorded — two small boxes (half size a = 5 mm) falling flat without gravity

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "box_box_features.h"
 #include "own_points.h"
 
 namespace saltation {
@@ -30,38 +31,17 @@ struct Emitter {
   size_t first;
   std::vector<SurfacePoint>& out;
 
-  // pos: on geom1's surface; normal: unit, geom1 → geom2
-  void operator()(const Vec3& on1, const Vec3& normal, double dist) const {
+  // pos: on geom1's surface; normal: unit, geom1 → geom2; feature: box_box_features.h's code
+  void operator()(const Vec3& on1, const Vec3& normal, double dist, int feature) const {
     if (!(dist < band)) return;
     SurfacePoint s;
     s.pos = on1 + 0.5 * dist * normal;
     s.normal = normal;
     s.dist = dist;
+    s.box_box_feature = feature;
     AppendUnlessCoincident(s, first, same, out);
   }
 };
-
-// the vertices of box `a` over a face of box `b` (or inside it): the vertex's height over that
-// face's plane (inside: minus its depth below the least deep face), the face's outward normal;
-// `sign` +1: a is geom1 (the normal geom1 → geom2 is minus the face's), −1: a is geom2
-void VertexPoints(const Box& a, const Box& b, double sign, double rim, const Emitter& emit) {
-  for (int v = 0; v < 8; v++) {
-    const Vec3 corner(v & 1 ? a.half(0) : -a.half(0), v & 2 ? a.half(1) : -a.half(1), v & 4 ? a.half(2) : -a.half(2));
-    const Vec3 world = a.x + a.R * corner;
-    const Vec3 p = b.R.transpose() * (world - b.x);
-    const Vec3 excess = p.cwiseAbs() - b.half;
-    int face = 0;
-    const double dist = excess.maxCoeff(&face);
-    bool over = true;  // within the face's region up to `rim` along its other two axes
-    for (int i = 0; i < 3; i++) {
-      if (i != face && excess(i) > rim) over = false;
-    }
-    if (!over) continue;
-    const Vec3 outward = (p(face) > 0 ? 1.0 : -1.0) * b.R.col(face);
-    // the point on geom1's surface: the vertex itself (a is geom1), or the face point below it
-    emit(sign > 0 ? world : Vec3(world - dist * outward), -sign * outward, dist);
-  }
-}
 
 // how far (the sine of the angle) an edge–edge normal may point into one of the edges' faces and
 // still be listed. Random pairs of boxes within 0.1 m of each other (14284, two seeds) gave no
@@ -70,6 +50,43 @@ void VertexPoints(const Box& a, const Box& b, double sign, double rim, const Emi
 // 20 rad/s lists its rim corner some 5 ms before it touches (at 1e-2 it appeared 0.9 mm away and
 // crossed within the same 1 ms step: 'appeared penetrating' in a box pile).
 constexpr double kOutOfCone = 0.1;
+
+// the vertices of box `a` over a face of box `b` (or inside it): the vertex's height over that
+// face's plane (inside: minus its depth below the least deep face), the face's outward normal;
+// `sign` +1: a is geom1 (the normal geom1 → geom2 is minus the face's), −1: a is geom2. Only faces
+// whose normal the vertex can touch along: −outward within the vertex's normal cone up to
+// kOutOfCone (the vertex is a's support towards the face, as an edge–edge point's edges are). A
+// vertex at b's rim lies on two faces' planes to round-off; the one it is not a's support towards
+// (a cube's top corner reaching the side of a cube of its height beside it, level with its top) is
+// no contact: its normal at right angles to the approach made a touchdown of the wrong row.
+void VertexPoints(const Box& a, const Box& b, double sign, double rim, const Emitter& emit) {
+  const RowMat3 Rab = b.R.transpose() * a.R;  // a's axes in b's frame
+  for (int v = 0; v < 8; v++) {
+    const Vec3 corner(v & 1 ? a.half(0) : -a.half(0), v & 2 ? a.half(1) : -a.half(1), v & 4 ? a.half(2) : -a.half(2));
+    const Vec3 world = a.x + a.R * corner;
+    const Vec3 p = b.R.transpose() * (world - b.x);
+    const Vec3 excess = p.cwiseAbs() - b.half;
+    int face = -1;
+    for (int f = 0; f < 3; f++) {
+      // how far the vertex's outward directions point against the face's outward normal (b's frame)
+      const double side = p(f) > 0 ? 1.0 : -1.0;
+      double out_of_cone = 0;
+      for (int j = 0; j < 3; j++) out_of_cone = std::max(out_of_cone, (corner(j) > 0 ? 1.0 : -1.0) * side * Rab(f, j));
+      if (out_of_cone <= kOutOfCone && (face < 0 || excess(f) > excess(face))) face = f;
+    }
+    if (face < 0) continue;
+    const double dist = excess(face);
+    bool over = true;  // within the face's region up to `rim` along its other two axes
+    for (int i = 0; i < 3; i++) {
+      if (i != face && excess(i) > rim) over = false;
+    }
+    if (!over) continue;
+    const Vec3 outward = (p(face) > 0 ? 1.0 : -1.0) * b.R.col(face);
+    // the point on geom1's surface: the vertex itself (a is geom1), or the face point below it
+    emit(sign > 0 ? world : Vec3(world - dist * outward), -sign * outward, dist,
+         VertexFaceFeature(sign > 0 ? 0 : 1, v, face, p(face) > 0 ? 1 : -1));
+  }
+}
 
 // the outward bisector of a box edge (box frame): along its two clamped axes, their signs
 Vec3 Bisector(const int sign[3]) { return Vec3(sign[0], sign[1], sign[2]); }
@@ -156,7 +173,8 @@ void BoxBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band
           // under the bottom edge of the box resting on it, 0.12 m 'deep' along the side's normal
           // on the pile's 7 cm boxes)
           if (dist < 0 && dist < face_separation - rim - 2 * kOutOfCone * -dist) continue;
-          emit(b2.x + b2.R * on1, -(b2.R * n), dist);  // geom1 → geom2: −n
+          emit(b2.x + b2.R * on1, -(b2.R * n), dist,  // geom1 → geom2: −n
+               EdgeEdgeFeature(EdgeCode(i, sign1), EdgeCode(k, sign2)));
         }
       }
     }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "box_box_features.h"
 #include "cylinder_features.h"
 #include "nearest_on_box.h"
 #include "own_points.h"
@@ -63,10 +64,32 @@ bool IsCapsuleBox(const mjModel* m, const ContactId& id) {
          OwnCapsuleBoxPoints(m, id.geom1, id.geom2);
 }
 
-// a held contact whose anchor follows its feature's point: a capsule–box or capsule–capsule pair's
-// (several points per pair)
+bool IsBoxBox(const mjModel* m, const ContactId& id) {
+  return id.geom1 >= 0 && id.geom2 >= 0 && id.geom1 < m->ngeom && id.geom2 < m->ngeom &&
+         OwnBoxBoxPoints(m, id.geom1, id.geom2);
+}
+
+// a held contact whose anchor follows its feature's point: a capsule–box, capsule–capsule or
+// box–box pair's (several points per pair)
 bool Follows(const mjModel* m, const ContactId& id) {
-  return id.feature >= 0 && (IsCapsuleBox(m, id) || OwnCapsuleCapsulePoints(m, id.geom1, id.geom2));
+  return id.feature >= 0 &&
+         (IsCapsuleBox(m, id) || OwnCapsuleCapsulePoints(m, id.geom1, id.geom2) || IsBoxBox(m, id));
+}
+
+// a box–box contact's feature: that of its own point (the nearest anchor), −1 for none
+int BoxBoxFeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
+  thread_local std::vector<SurfacePoint> points;
+  points.clear();
+  BoxBoxPoints(m, d, id.geom1, id.geom2, 1e300, points);
+  const Eigen::Map<const RowMat3> R(d->geom_xmat + 9 * id.geom2);
+  const Eigen::Map<const Eigen::Vector3d> origin(d->geom_xpos + 3 * id.geom2);
+  int feature = -1;
+  double best = INFINITY;
+  for (const SurfacePoint& p : points) {
+    const double dist = (R.transpose() * (p.pos - origin) - id.anchor).norm();
+    if (dist < best) best = dist, feature = p.box_box_feature;
+  }
+  return feature;
 }
 
 // the centre of the sphere about which geom1 touches the box (world): a sphere's centre, a
@@ -183,12 +206,14 @@ void AppendCapsuleEdgeGuards(const mjModel* m, const mjData* d, const ContactId&
 }  // namespace
 
 bool HasFeatures(const mjModel* m, const ContactId& id) {
-  return IsSphereBox(m, id) || IsSegmentPair(m, id) || IsCapsuleBox(m, id) || IsSphereCylinder(m, id);
+  return IsSphereBox(m, id) || IsSegmentPair(m, id) || IsCapsuleBox(m, id) || IsSphereCylinder(m, id) ||
+         IsBoxBox(m, id);
 }
 
 int FeatureAt(const mjModel* m, const mjData* d, const ContactId& id) {
   if (IsSegmentPair(m, id)) return SegmentFeatureAt(m, d, id);
   if (IsSphereCylinder(m, id)) return CylinderFeatureAt(m, d, id);
+  if (IsBoxBox(m, id)) return BoxBoxFeatureAt(m, d, id);
   if (IsSphereBox(m, id)) return BoxFeature(FrameOf(m, d, id.geom1, id.geom2, 0), 0);
   if (!IsCapsuleBox(m, id)) return -1;
   const SurfacePoint own = OwnPointOf(m, d, id);
@@ -200,6 +225,7 @@ const char* FeatureName(int feature) {
   if (feature < 0) return "";
   if (IsCylinderFeature(feature)) return CylinderFeatureName(feature);
   if (feature >= kSegmentFeatureBase && feature < kCapsuleEndBase) return SegmentFeatureName(feature);
+  if (IsBoxBoxFeature(feature)) return BoxBoxFeatureName(feature);
   const int clamped = Clamped(feature);
   if (OnInterior(feature)) return clamped == 2 ? "cylinder-edge" : "cylinder-vertex";
   if (CapsuleEnd(feature)) return clamped == 1 ? "cap-face" : clamped == 2 ? "cap-edge" : "cap-vertex";
@@ -213,7 +239,20 @@ ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& 
   // on id.feature extended, and the radii about them: MuJoCo's sphere–sphere contact of the two
   Eigen::Vector3d core1, core2;
   double radius1 = m->geom_size[3 * id.geom1], radius2 = 0;
-  if (IsSegmentPair(m, id)) {
+  // a box–box feature: its point on geom1's surface, its normal and signed distance (the cores are
+  // the surfaces themselves, and the normal does not turn over when they penetrate)
+  Eigen::Vector3d box_normal;
+  double box_dist = 0;
+  const bool box_box = IsBoxBox(m, id);
+  if (box_box) {
+    BoxBoxFeaturePoint(m, d, id, core1, box_normal, box_dist);
+    if (!std::isfinite(box_dist)) {
+      throw NumericalError("contact " + ContactLabel(model, id) + " holds feature " + FeatureName(id.feature) +
+                           " of two parallel box edges (no unique nearest points)");
+    }
+    radius1 = 0;
+    core2 = core1 + box_dist * box_normal;
+  } else if (IsSegmentPair(m, id)) {
     if (!SegmentNearest(m, d, id, core1, core2)) {
       throw NumericalError("contact " + ContactLabel(model, id) + " holds feature " + FeatureName(id.feature) +
                            " of two parallel capsules (no unique nearest points)");
@@ -241,12 +280,12 @@ ContactPoint FeaturePoint(const Model& model, const mjData* d, const ContactId& 
     core1 = b.origin + b.R * b.c;  // the sphere's centre, the capsule's end
     core2 = b.origin + b.R * nearest;
   }
-  const double norm = (core2 - core1).norm();
+  const double norm = box_box ? box_dist : (core2 - core1).norm();
   double margin, gap;
   int condim;
   PairContactParams(m, id.geom1, id.geom2, &margin, &gap, &condim);
   mjtNum frame[9] = {0};
-  const Eigen::Vector3d normal = (core2 - core1) / norm;  // geom1 → geom2
+  const Eigen::Vector3d normal = box_box ? box_normal : Eigen::Vector3d((core2 - core1) / norm);  // geom1 → geom2
   mju_copy3(frame, normal.data());
   if (tangent_hint) mju_copy3(frame + 3, tangent_hint->data());
   CompleteContactFrame(frame);
@@ -267,6 +306,7 @@ FeatureGuardSet FeatureGuards(const mjModel* m, const mjData* d, const ContactId
   if (id.feature < 0 || !HasFeatures(m, id)) return set;
   if (IsSegmentPair(m, id)) return SegmentFeatureGuards(m, d, id);
   if (IsSphereCylinder(m, id)) return CylinderFeatureGuards(m, d, id);
+  if (IsBoxBox(m, id)) return BoxBoxFeatureGuards(m, d, id);
   if (OnInterior(id.feature)) {
     // the segment's foot reaching an end (→ that end on the same edge or vertex), and on the box's
     // side: along an edge, the foot reaching a vertex; at a vertex, the foot leaving it along each
@@ -312,6 +352,7 @@ Eigen::VectorXd FeatureGuardGradient(const Model& model, const mjData* d, const 
   const mjModel* m = model.mj();
   if (IsSegmentPair(m, id)) return SegmentGuardGradient(model, d, id, guard);
   if (IsSphereCylinder(m, id)) return CylinderGuardGradient(model, d, id, guard);
+  if (IsBoxBox(m, id)) return BoxBoxGuardGradient(model, d, id, guard);
   if (guard.edge >= 0) {
     const CapsuleEdge ce = CapsuleEdgeOf(m, d, id, guard.edge);
     return SideGuardGradient(model, d, ce.s, ce.sigma, guard);

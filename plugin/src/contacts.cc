@@ -101,6 +101,7 @@ void AddOwnPoints(const Model& model, const mjData* d, int g1, int g2, std::vect
     mju_copy3(frame, s.normal.data());
     CompleteContactFrame(frame);
     AddPoint(d, g1, g2, s.pos.data(), frame, s.dist - margin, condim, -1, points);
+    points.back().own_feature = s.box_box_feature;
     // a sphere's points (two in a valley) are told apart by where they touch the terrain: the
     // anchor in geom2's frame would turn with the rolling ball
     if (m->geom_type[g2] == mjGEOM_SPHERE) {
@@ -229,12 +230,26 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
 void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points,
                    std::vector<int>& match) {
   match.assign(ids.size(), -1);
+  // first a contact holding a feature its pair's points name: the point of that feature (a box's
+  // corner and an edge–edge point 1e-6 m apart with normals 90° apart: the anchor cannot tell them)
   for (size_t k = 0; k < ids.size(); k++) {
+    if (ids[k].feature < 0) continue;
+    for (size_t i = 0; i < points.size(); i++) {
+      if (points[i].own_feature == ids[k].feature && points[i].id.SamePair(ids[k]) &&
+          std::find(match.begin(), match.end(), static_cast<int>(i)) == match.end()) {
+        match[k] = static_cast<int>(i);
+        break;
+      }
+    }
+  }
+  // then the others by the nearest anchor
+  for (size_t k = 0; k < ids.size(); k++) {
+    if (match[k] >= 0) continue;
     double best = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < points.size(); i++) {
       if (!points[i].id.SamePair(ids[k])) continue;
-      // each point serves one id: skip those taken by earlier ids
-      if (std::find(match.begin(), match.begin() + k, static_cast<int>(i)) != match.begin() + k) continue;
+      // each point serves one id: skip those taken
+      if (std::find(match.begin(), match.end(), static_cast<int>(i)) != match.end()) continue;
       const double dist = (points[i].id.anchor - ids[k].anchor).squaredNorm();
       if (dist < best) {
         best = dist;

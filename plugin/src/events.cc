@@ -375,15 +375,32 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   Mode after = s.mode;
   after.contacts[k].feature = guard.to;
   // onto a feature another contact of its pair holds (a capsule's two ends handing over to the one
-  // interior point as the lines pass the threshold, own_points.h): the same contact twice, so this
-  // one leaves the mode here and the other carries the point. Only capsule–capsule pairs: there a
-  // feature code names one point of the pair (the interior point is unique); a box's code need not
-  const bool one_point_per_feature = OwnCapsuleCapsulePoints(model.mj(), ev.contact.geom1, ev.contact.geom2);
+  // interior point as the lines pass the threshold, own_points.h; a box's corner reaching the other's
+  // rim onto the edge–edge point its edge across the rim already holds, box_box_features.h): the
+  // same contact twice, so this one leaves the mode here and the other carries the point. Only
+  // capsule–capsule and box–box pairs: there a feature code names one point of the pair (the
+  // interior point is unique, a vertex–face or edge–edge is one); a sphere–box code need not
+  const bool one_point_per_feature = OwnCapsuleCapsulePoints(model.mj(), ev.contact.geom1, ev.contact.geom2) ||
+                                     OwnBoxBoxPoints(model.mj(), ev.contact.geom1, ev.contact.geom2);
   for (size_t c = 0; one_point_per_feature && c < after.contacts.size(); c++) {
     if (static_cast<int>(c) != k && after.contacts[c].SamePair(ev.contact) && after.contacts[c].feature == guard.to) {
       after.contacts.erase(after.contacts.begin() + k);
       ev.kind = EventKind::kLiftoff;
       break;
+    }
+  }
+  // a box–box hand-over may turn the normal (an edge–edge point reaching the end of its edge: the
+  // vertex there over a face next to the other edge, whose normal is not the edges' common one):
+  // where the new feature's point moves along its normal (|J_n v| > velocity_tol) it cannot be held
+  // at acceleration level (its gap would drift at that rate). It leaves here: approaching, its
+  // point touches down at once as an inactive one (an impact); receding, it opens
+  if (ev.kind == EventKind::kFeature && OwnBoxBoxPoints(model.mj(), ev.contact.geom1, ev.contact.geom2)) {
+    const ContactPoint next = FeaturePoint(model, data.main(), after.contacts[k]);
+    RowMatrix rows(ContactRowCount(next), model.nv());
+    ContactRows(model, data.main(), next, rows, data.work());
+    if (std::abs(rows.row(0).dot(s.x.qvel)) > model.options().velocity_tol) {
+      after.contacts.erase(after.contacts.begin() + k);
+      ev.kind = EventKind::kLiftoff;
     }
   }
   ev.released = ReleasePulling(model, data, ev.x_plus, after, force_tol, &ev.rank_after);

@@ -59,7 +59,10 @@
 // each box's centre, axes and half sizes:
 //   - each vertex of either box over a face of the other (its coordinates along the face's two
 //     axes within the face, up to 1e-9 of the sizes) or inside it: its height over the face's plane
-//     (inside: minus the depth below the least deep face), along the face's normal;
+//     (inside: minus the depth below the least deep face), along the face's normal — only faces
+//     the vertex is its box's support towards (minus the face's normal within the vertex's normal
+//     cone, up to the edges' 0.1): a cube's top corner level with the top of a cube beside it lies
+//     on that top's plane to round-off, but touches the side;
 //   - each pair of edges, one per box, whose lines' common perpendicular meets both open edges:
 //     the signed distance of the lines along n = ±(e1 × e2)/|e1 × e2|, taken outward from box 2's
 //     edge, listed while n lies in box 2's edge's normal cone and −n in box 1's up to 0.1 (the
@@ -75,10 +78,10 @@
 // Together these are the corners of the support polygon of two faces lying flat on each other, and
 // the single points of a vertex on a face and of an edge across an edge. Not represented: a vertex
 // against an edge or a vertex (measure zero as first touch; a vertex leaving a face past its rim
-// hands over to its edges' points there, which coincide with it). The feature a point is of
-// (vertex–face, edge–edge) is not held in the mode: where one ends and another takes over (a corner
-// sliding over the other box's rim) the reference does not locate the change (README, "exact
-// reference"). Where two points coincide (to 1e-9 of the sizes: a vertex on the other's rim) the
+// hands over to its edges' points there, which coincide with it). Each point says which vertex–face
+// or edge–edge it is (SurfacePoint::box_box_feature); the rigid reference holds it as the contact's
+// feature and locates where one ends and another takes over (a corner sliding over the other box's
+// rim: box_box_features.h). Where two points coincide (to 1e-9 of the sizes: a vertex on the other's rim) the
 // pair gets one.
 //
 // A capsule against a capsule (capsule_capsule_points.cc): MuJoCo's capsule–capsule
@@ -191,6 +194,8 @@ struct SurfacePoint {
   // a capsule–capsule point: its region as segment_features.h's code (which end or interior of each
   // segment the two nearest points lie on); −1 otherwise
   int segment_feature = -1;
+  // a box–box point: its vertex–face or edge–edge as box_box_features.h's code; −1 otherwise
+  int box_box_feature = -1;
 };
 
 // Whether the pair (g1, g2), in MuJoCo's order (geom1's type ≤ geom2's), gets its points here:

@@ -16,8 +16,13 @@
 // (4) A sphere (geom1) on a cylinder (geom2) (plugin/src/cylinder_features.h): the centre's nearest
 // point on the lateral surface, a flat face or the rim circle — codes 1000 (side), 1001/1002 (the
 // face at −h/+h), 1003/1004 (the rim at −h/+h), named "cyl-side", "cyl-face", "cyl-rim"; its
-// guards are on the centre's height z and radial distance ρ in the cylinder's frame. Every function
-// below serves all four; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
+// guards are on the centre's height z and radial distance ρ in the cylinder's frame.
+// (5) A box on a box, our own points (box_box_points.cc): a vertex of one over a face of the other,
+// "vertex-face", or an edge of each across the other, "edge-edge" — codes 117 on
+// (box_box_features.h: (1)'s face with a sphere of radius 0 at the vertex, (3)'s cylinder-edge with
+// a box edge for the segment); the point of each is tagged with its code (ContactPoint::own_feature)
+// and a contact holding one matches that point (MatchContacts). Every function below serves all
+// five; the contracts are the same (for (3) read "the sphere centre" as "the capsule's end" or
 // "the segment's point nearest to the edge or vertex").
 //
 // Where a box's nearest point to a sphere lies — on a face, an edge or a vertex — decides the
@@ -33,12 +38,13 @@
 //
 //   HasFeatures   (m, id)         => whether the pair has features: a sphere or a capsule (geom1) on a
 //                                    box (geom2), a sphere or a capsule (geom1) on a capsule (geom2),
-//                                    a sphere (geom1) on a cylinder (geom2)
+//                                    a sphere (geom1) on a cylinder (geom2), a box on a box
 //   FeatureAt     (m, d, id)      => the feature at d's kinematics; −1 for other pairs or a centre
 //                                    inside the box or the cylinder
 //   FeatureName   (feature)       => "face", "edge", "vertex"; "cylinder", "cap", "caps"; "cap-face",
 //                                    "cap-edge", "cap-vertex"; "cylinder-edge", "cylinder-vertex";
-//                                    "cyl-side", "cyl-face", "cyl-rim" ("" for −1)
+//                                    "cyl-side", "cyl-face", "cyl-rim"; "vertex-face", "edge-edge"
+//                                    ("" for −1)
 //   FeaturePoint  (model, d, id, hint) => the point of id.feature extended beyond its region (a face's
 //                   plane, an edge's line, a vertex's point; the infinite cylinder, a flat face's
 //                   plane, the rim circle), at d's kinematics: gap, pos and normal as
@@ -55,13 +61,17 @@
 //                   edge or vertex); a cylinder-edge has the foot reaching either end (h ∓ t →
 //                   cap-edge) and the edge's foot reaching either vertex (half ∓ u → cylinder-vertex);
 //                   a cylinder-vertex the foot reaching either end (→ cap-vertex) and, per box axis,
-//                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge)
+//                   the foot leaving the vertex along that edge (σ_a p_a − half_a → cylinder-edge).
+//                   A box on a box (box_box_features.h): a vertex–face the vertex reaching the face's
+//                   rim along each in-plane axis (→ the edge–edge of the rim and the vertex's edge
+//                   across it), an edge–edge each foot reaching either end of its edge (→ that vertex
+//                   over the other box's face next to its edge)
 //   FeatureGuardGradient (model, d, id, guard) => ∇h (ndx): (s · row a of Rᵀ(J_c,sphere − J_c,box), 0)
 //                   (a capsule's, and a capsule–box guard on the segments: segment_features.h; a
 //                   cylinder's on ρ: the radial unit vector for the row, cylinder_features.h)
 //   FollowHeldPoints (model, d, points, contacts) => every held contact's anchor moved to its point
-//                   at d: a capsule–box or capsule–capsule contact holding a feature to its feature's
-//                   point (FeaturePoint), a contact holding none to the point of `points` (d's listed
+//                   at d: a capsule–box, capsule–capsule or box–box contact holding a feature to its
+//                   feature's point (FeaturePoint), a contact holding none to the point of `points` (d's listed
 //                   points of the contacts' pairs) it matches (MatchContacts); a sphere's contact
 //                   holding a feature is its pair's one point and keeps its anchor. A pair with
 //                   several points tells them apart by the nearest anchor, and a held point sliding
@@ -74,7 +84,7 @@
 //   NeedsFeatures (m, contacts)   => whether some featured pair has feature −1
 // Reads only d's kinematics (geom_xpos, geom_xmat; the Jacobians for the gradient); writes nothing
 // (but FollowHeldPoints' contacts).
-// (FeatureAt of a capsule–box pair computes the pair's own points in a thread-local buffer.)
+// (FeatureAt of a capsule–box or box–box pair computes the pair's own points in a thread-local buffer.)
 #ifndef SALTATION_CONTACT_FEATURES_H_
 #define SALTATION_CONTACT_FEATURES_H_
 

@@ -52,6 +52,10 @@ struct ContactPoint {
   Eigen::Matrix3d frame;    // rows: normal (geom1 → geom2), tangent 1, tangent 2 (world)
   int condim = 1;           // 1: normal row only; ≥ 3: three translational rows (sticking)
   int mj_index = -1;        // index in mjData::contact
+  // the feature (contact_features.h) a point of our own is of where its family tells (a box–box
+  // point's vertex–face or edge–edge); −1 otherwise. MatchContacts gives a contact holding a feature
+  // the point of that feature.
+  int own_feature = -1;
 };
 
 // Whether a and b are the same contact of a mode: every field equal — the pair, the anchor (each
@@ -118,9 +122,10 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
                               const std::vector<ContactId>& ids, std::vector<ContactPoint>& points,
                               bool inertia = true, const mjModel* passes = nullptr);
 
-// (ids, points) => match: for each id, the index of the matching point in `points` (nearest
-// anchor within the same pair, each point used once, earlier ids first), or −1 when its pair has
-// no point left; `match`'s storage is reused.
+// (ids, points) => match: for each id, the index of the matching point in `points` (an id holding a
+// feature: the point of the same pair tagged with it, ContactPoint::own_feature, if listed; the
+// others: nearest anchor within the same pair, each point used once, earlier ids first), or −1
+// when its pair has no point left; `match`'s storage is reused.
 void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points,
                    std::vector<int>& match);
 // The index of the point matching one id (nearest anchor within the same pair), or −1.

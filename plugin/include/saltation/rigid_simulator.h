@@ -170,7 +170,8 @@ class RigidSimulator {
   Mode IslandMode(const Mode& mode, const ContactId& id) const;
   // the gap of contact id (outside `local`) after an RK4 sub-step of length tau from x in `local`:
   // the island's own degrees of freedom are those of the whole mode's sub-step (the other trees
-  // follow `local` too, but no guard of this contact reads them); counts work_
+  // follow `local` too, but no guard of this contact reads them); detect_margin (apart) where its
+  // pair lists no point for it there; counts work_
   double LocalGap(const State& x, const Mode& local, const ContactId& id, double tau);
   // The point of `start` (the inactive points at x) that the step's end point p continues: of
   // its pair's start points, the one whose anchor, carried over the step h at its rate, lands
