@@ -314,5 +314,61 @@ TEST_F(RestingCorner, APlateRisingIntoABallAtRestTouchesDownAtTheClosedFormTime)
   }
 }
 
+// Two held points δ = 1 µm apart and a third on their line: the rod below (three spheres on the floor
+// at y = 0, δ and L = 0.2, its centre of mass at y = 0.1) held on the close pair alone. In exact
+// arithmetic the third's row is in the pair's span (r₃ = r₁ + (L/δ)(r₂ − r₁)); but the mode solver
+// takes the pair as one constraint (the eigenvalue of r₂ − r₁, δ²/(2 I), is 1e-11 of the largest,
+// below rank_tol), at their midpoint, so nothing holds the pitch: the rod tips onto the third sphere.
+// Its gap (g0 = contact_tol/2 at the start, at rest) is no held gap and its touchdown is located at
+// zero: with d₁ = 0.1 − δ/2 the pivot's distance to the centre of mass, the rod's pitch acceleration
+// θ̈ = m g d₁/(m d₁² + I_xx) and the third sphere's fall (L − δ/2) θ̈ give t = √(2 g0/((L − δ/2) θ̈)).
+// A span test with a looser rank than the solver's (the previous one: Eigen's default threshold)
+// held it through coefficients of L/δ = 2e5 and joined it only contact_tol below its start.
+TEST_F(RestingCorner, APointInTheSpanOfTwoPointsTheSolverTakesAsOneIsNotHeld) {
+  const char* kRod = R"(
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1" condim="1"/>
+    <body name="rod" pos="0 0 0.02">
+      <freejoint/>
+      <inertial pos="0 0.1 0" mass="1" diaginertia="0.004 0.001 0.004"/>
+      <geom name="a" type="sphere" size="0.02" condim="1"/>
+      <geom name="b" type="sphere" size="0.02" pos="0 1e-6 0" condim="1"/>
+      <geom name="c" type="sphere" size="0.02" pos="0 0.2 5e-10" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  ModelPtr m = LoadModelFromString(kRod);
+  Model model(m.get());
+  ASSERT_NEAR(5e-10, 0.5 * model.options().contact_tol, 1e-25) << "the third sphere starts within contact_tol";
+  RigidSimulator sim(model);
+  HybridState s;
+  s.x = InitialState(m.get(), "");
+  const int c = mj_name2id(m.get(), mjOBJ_GEOM, "c");
+  for (const ContactPoint& p : ListedPoints(model, s.x.qpos)) {
+    if (std::abs(p.gap) < 1e-15) s.mode.contacts.push_back(p.id);
+  }
+  ASSERT_EQ(s.mode.contacts.size(), 2u);
+  EXPECT_EQ(EvaluateMode(model, sim.data(), s.x, s.mode).rank, 1) << "the solver takes the pair as one";
+  std::vector<RigidEvent> events;
+  sim.Advance(s, 0.01, events, 1);
+  ASSERT_EQ(events.size(), 1u);
+  const RigidEvent& ev = events[0];
+  EXPECT_EQ(ev.kind, EventKind::kTouchdown);
+  EXPECT_TRUE(ev.contact.geom1 == c || ev.contact.geom2 == c) << ContactLabel(model, ev.contact);
+  const double delta = 1e-6, L = 0.2, g0 = 5e-10, ixx = 0.004, d1 = 0.1 - delta / 2;
+  const double pitch = kG * d1 / (d1 * d1 + ixx);
+  const double closed = std::sqrt(2 * g0 / ((L - delta / 2) * pitch));
+  double gap = 1;
+  for (const ContactPoint& p : ListedPoints(model, ev.x_minus.qpos)) {
+    if (p.id.geom1 == c || p.id.geom2 == c) gap = p.gap;
+  }
+  std::printf("[ resting ] third sphere's touchdown at %.15g s (closed form %.15g, %.1e), its gap there %.1e m\n",
+              ev.time, closed, ev.time - closed, gap);
+  EXPECT_NEAR(ev.time, closed, 1e-12);  // measured 2.2e-14 s (root_tol 1e-13)
+  EXPECT_LT(std::abs(gap), 1e-15);
+}
+
 }  // namespace
 }  // namespace saltation::testing
