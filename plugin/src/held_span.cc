@@ -14,8 +14,7 @@ bool HeldSpan::Holds(const ContactPoint& p, const Eigen::Ref<const Eigen::RowVec
   mj_solveM(m, d_, minv_n_.data(), row.data(), 1);
   const double own = row.dot(minv_n_);  // nᵀM⁻¹n
   if (!(own > 0)) return false;
-  if (!factored_) {
-    solver_.Compute(m, set.J, dyn_.JMinv, opt.rank_tol, PsdSolver::Method::kPseudoInverse);
+  if (!has_surface_) {
     surface_.setZero(set.J.rows());
     if (opt.mocap_motion) {
       const int ncontact = static_cast<int>(set.points.size());
@@ -25,13 +24,14 @@ bool HeldSpan::Holds(const ContactPoint& p, const Eigen::Ref<const Eigen::RowVec
         surface_.segment(first, count) = SurfaceVelocity(model_, d_, set.points[k]).head(count);
       }
     }
-    factored_ = true;
+    has_surface_ = true;
   }
   b_.noalias() = dyn_.JMinv * row;
   solver_.Solve(b_, c_);
   const double residual = own - b_.dot(c_);  // the M⁻¹-metric residual² of n off the rows' span
   if (!(residual <= opt.rank_tol * own)) return false;
-  const double rate = SurfaceVelocity(model_, d_, p)(0) - c_.dot(surface_);
+  const double own_rate = opt.mocap_motion ? SurfaceVelocity(model_, d_, p)(0) : 0.0;
+  const double rate = own_rate - c_.dot(surface_);
   return std::abs(rate) <= opt.velocity_tol;
 }
 

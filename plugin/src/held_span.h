@@ -3,24 +3,25 @@
 // of a point touching at rest at a step's start (rigid_simulator.cc, the guard scan's at-rest
 // branch); such a point is no event of the rigid model while it stays so.
 //
-//   HeldSpan(model, d, dyn)  the mode's evaluation at x (EvaluateMode: its rows J, J M⁻¹) and the
+//   HeldSpan(model, d, dyn, solver)  the mode's evaluation at x (EvaluateMode: its rows J, J M⁻¹,
+//            and the factorisation of A = J M⁻¹ Jᵀ it solved with, EvaluateMode's `solver`) and the
 //            mjData it left at x (M and its factor, the time stamped for SurfaceVelocity); keeps
-//            references to both, factorises nothing yet
+//            references to them, factorises nothing
 //   Holds(p, n)  p a point outside the mode listed at x, n its normal row there (1 × nv) => whether
 //            its gap's differential on the extended configuration space (q, t), (n, ∂g/∂t), lies in
 //            the span of the held rows' (J_i, ∂g_i/∂t):
 //              the row: the M⁻¹-metric residual of n off the rows' span,
 //                s = nᵀM⁻¹n − bᵀA⁺b,  b = J M⁻¹ n,  A = J M⁻¹ Jᵀ,
-//                A⁺ as the mode solver takes it (IslandSolver, pseudo-inverse over the eigenvalues
+//                A⁺ the mode solver's own (IslandSolver, pseudo-inverse over the eigenvalues
 //                above Options::rank_tol of each group's largest), is at most rank_tol · nᵀM⁻¹n (the
 //                mode solver's own threshold: adding the row to the mode would not raise its rank);
 //              the time: with the coefficients c = A⁺b (n = Jᵀc to that residual), the surface rates
 //                agree, |∂g/∂t − cᵀ ∂g_held/∂t| ≤ Options::velocity_tol (SurfaceVelocity's normal
 //                entries; every rate is 0 without Options::mocap_motion). Along the mode's flow the
 //                point's gap then moves as cᵀ of the held gaps, which the mode keeps at zero.
-//            The first call factorises A (one factorisation per island group of rows, as the mode
-//            solver), later calls reuse it; each call solves M once (mj_solveM on d's factor).
-//            false for an empty mode (no rows) or a zero row.
+//            Each call solves M once (mj_solveM on d's factor) and A once (the mode's factorisation);
+//            the first also takes the held rows' surface rates. false for an empty mode (no rows)
+//            or a zero row.
 #ifndef SALTATION_HELD_SPAN_H_
 #define SALTATION_HELD_SPAN_H_
 
@@ -37,15 +38,16 @@ namespace saltation {
 
 class HeldSpan {
  public:
-  HeldSpan(const Model& model, mjData* d, const ModeDynamics& dyn) : model_(model), d_(d), dyn_(dyn) {}
+  HeldSpan(const Model& model, mjData* d, const ModeDynamics& dyn, IslandSolver& solver)
+      : model_(model), d_(d), dyn_(dyn), solver_(solver) {}
   bool Holds(const ContactPoint& p, const Eigen::Ref<const Eigen::RowVectorXd>& n);
 
  private:
   const Model& model_;
   mjData* d_;
   const ModeDynamics& dyn_;
-  bool factored_ = false;
-  IslandSolver solver_;
+  IslandSolver& solver_;
+  bool has_surface_ = false;
   Eigen::VectorXd surface_;  // ∂g/∂t of each held row (SurfaceVelocity; 0 for equality rows)
   Eigen::VectorXd minv_n_, b_, c_;
 };

@@ -39,7 +39,8 @@ struct GuardSnapshot {
 
 GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mode& mode) {
   GuardSnapshot snap;
-  const ModeDynamics dyn = EvaluateMode(model, data, x, mode);  // data.main() at x: M factored, time stamped
+  IslandSolver solver;  // the mode's factorisation of J M⁻¹ Jᵀ, for HeldSpan
+  const ModeDynamics dyn = EvaluateMode(model, data, x, mode, nullptr, &solver);  // data.main() at x: M factored
   snap.normal_force = dyn.normal_force;
   for (const ContactId& id : mode.contacts) snap.features.push_back(FeatureGuards(model.mj(), data.main(), id));
   mj_collision(model.mj(), data.main());  // every pair: EvaluateMode ran the mode's own only
@@ -55,7 +56,7 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
     if (i >= 0) used[i] = true;
   }
   const Options& opt = model.options();
-  HeldSpan span(model, data.main(), dyn);
+  HeldSpan span(model, data.main(), dyn, solver);
   RowMatrix rows;
   for (size_t i = 0; i < points.size(); i++) {
     if (used[i]) continue;
@@ -63,7 +64,8 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
     snap.inactive.push_back(p);
     rows.resize(ContactRowCount(p), model.nv());
     ContactRows(model, data.main(), p, rows, data.work());
-    const double rate = rows.row(0).dot(x.qvel) + SurfaceVelocity(model, data.main(), p)(0);
+    // (∂g/∂t: 0 without a prescribed motion)
+    const double rate = rows.row(0).dot(x.qvel) + (opt.mocap_motion ? SurfaceVelocity(model, data.main(), p)(0) : 0.0);
     snap.inactive_rate.push_back(rate);
     const bool resting = p.gap > 0 && p.gap <= opt.contact_tol && std::abs(rate) <= opt.velocity_tol;
     snap.held_by_mode.push_back(resting && span.Holds(p, rows.row(0)));
