@@ -327,7 +327,7 @@ Eigen::VectorXd ConstraintBias(const Model& model, Data& data, const State& x,
 }
 
 ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode,
-                          const Island* island) {
+                          const Island* island, IslandSolver* solver_out) {
   CheckSizes(model.mj(), x);
   if (!IsFinite(x)) throw NumericalError("state is not finite (NaN or Inf)");
   const mjModel* m = model.mj();
@@ -365,7 +365,8 @@ ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const 
   // the groups of rows that share no kinematic tree (island_solve.h), each by its pseudo-inverse
   out.JMinv.resize(nrow, nv);
   mj_solveM(passes, d, out.JMinv.data(), J.data(), nrow);
-  IslandSolver solver;
+  IslandSolver own;
+  IslandSolver& solver = solver_out ? *solver_out : own;
   solver.Compute(m, J, out.JMinv, model.options().rank_tol, PsdSolver::Method::kPseudoInverse);
   const Eigen::VectorXd bias =
       ConstraintBias(model, data, x, mode.contacts, &out.constraints, scope.whole ? nullptr : &scope);

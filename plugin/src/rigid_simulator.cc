@@ -14,6 +14,7 @@
 #include "saltation/psd_solver.h"
 #include "saltation/root_finding.h"
 #include "capsule_rocking.h"
+#include "held_span.h"
 #include "saltation/event_limit.h"
 #include "lost_contact.h"
 #include "own_points.h"
@@ -26,7 +27,11 @@ namespace {
 // guards at one state: the points outside the mode, and the mode's normal forces
 struct GuardSnapshot {
   std::vector<ContactPoint> inactive;
-  std::vector<double> inactive_rate;  // d gap / dt = J_n v of each inactive point
+  std::vector<double> inactive_rate;  // d gap / dt = J_n v + ∂g/∂t of each inactive point
+  // each inactive point touching (|gap| ≤ contact_tol) at rest (|d gap / dt| ≤ velocity_tol) whose gap
+  // the mode's rows hold at zero (HeldSpan, held_span.h): no event while it stays so (at a step's
+  // start: the at-rest branch; new at a step's end: not "appeared penetrating")
+  std::vector<bool> held_by_mode;
   Eigen::VectorXd normal_force;
   std::vector<FeatureGuardSet> features;  // the feature guards of each contact of the mode
   // the mode's contacts with each anchor moved to its point at the state (FollowHeldPoints on the
@@ -36,7 +41,9 @@ struct GuardSnapshot {
 
 GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mode& mode) {
   GuardSnapshot snap;
-  snap.normal_force = EvaluateMode(model, data, x, mode).normal_force;
+  IslandSolver solver;  // the mode's factorisation of J M⁻¹ Jᵀ, for HeldSpan
+  const ModeDynamics dyn = EvaluateMode(model, data, x, mode, nullptr, &solver);  // data.main() at x: M factored
+  snap.normal_force = dyn.normal_force;
   for (const ContactId& id : mode.contacts) snap.features.push_back(FeatureGuards(model.mj(), data.main(), id));
   mj_collision(model.mj(), data.main());  // every pair: EvaluateMode ran the mode's own only
   std::vector<ContactPoint> points;
@@ -50,13 +57,20 @@ GuardSnapshot Snapshot(const Model& model, Data& data, const State& x, const Mod
   for (int i : match) {
     if (i >= 0) used[i] = true;
   }
+  const Options& opt = model.options();
+  HeldSpan span(model, data.main(), dyn, solver);
   RowMatrix rows;
   for (size_t i = 0; i < points.size(); i++) {
     if (used[i]) continue;
-    snap.inactive.push_back(points[i]);
-    rows.resize(ContactRowCount(points[i]), model.nv());
-    ContactRows(model, data.main(), points[i], rows, data.work());
-    snap.inactive_rate.push_back(rows.row(0).dot(x.qvel));
+    const ContactPoint& p = points[i];
+    snap.inactive.push_back(p);
+    rows.resize(ContactRowCount(p), model.nv());
+    ContactRows(model, data.main(), p, rows, data.work());
+    // (∂g/∂t: 0 without a prescribed motion)
+    const double rate = rows.row(0).dot(x.qvel) + (opt.mocap_motion ? SurfaceVelocity(model, data.main(), p)(0) : 0.0);
+    snap.inactive_rate.push_back(rate);
+    const bool resting = std::abs(p.gap) <= opt.contact_tol && std::abs(rate) <= opt.velocity_tol;
+    snap.held_by_mode.push_back(resting && span.Holds(p, rows.row(0)));
   }
   return snap;
 }
@@ -85,39 +99,6 @@ std::string MissedAdvice(const Model& model) {
                 " or a wider detection margin: Options::detect_margin, now %.3g m)",
                 model.detect_margin());
   return buf;
-}
-
-// J_n v of a point at x
-double NormalVelocity(const Model& model, Data& data, const State& x, const ContactPoint& p) {
-  EvaluatePosition(model, data.aux(), x.qpos.data());
-  RowMatrix rows(ContactRowCount(p), model.nv());
-  ContactRows(model, data.aux(), p, rows, data.work());
-  return rows.row(0).dot(x.qvel);
-}
-
-// whether geom g (−1: none) sits on a mocap body (moved by SimulatorOptions::mocap_motion when given)
-bool MovedByMocap(const Model& model, int g) {
-  const mjModel* m = model.mj();
-  return g >= 0 && m->body_mocapid[m->geom_bodyid[g]] >= 0;
-}
-
-// Whether p's normal row at x lies in the span of the rows `mode` holds there (to 1e-9 of its norm):
-// its gap is then, to first order, a combination of gaps the mode holds at zero (a box's fourth
-// corner on a face held by three). Uses data.aux().
-bool RowInModeSpan(const Model& model, Data& data, const State& x, const Mode& mode, const ContactPoint& p) {
-  if (mode.contacts.empty()) return false;
-  mjData* d = data.aux();
-  EvaluatePosition(model, d, x.qpos.data());
-  std::vector<ContactPoint> points;
-  ListContacts(model, d, points);
-  ConstraintSet set;
-  ModeConstraints(model, d, mode.contacts, points, set, data.work());
-  RowMatrix rows(ContactRowCount(p), model.nv());
-  ContactRows(model, d, p, rows, data.work());
-  const Eigen::VectorXd n = rows.row(0).transpose();
-  const Eigen::MatrixXd Jt = set.J.transpose();
-  const Eigen::VectorXd c = Jt.completeOrthogonalDecomposition().solve(n);
-  return (Jt * c - n).norm() <= 1e-9 * n.norm();
 }
 
 // the mode's contacts with geometric features hold the one they have at x (contact_features.h)
@@ -176,6 +157,7 @@ HybridState RigidSimulator::Initialize(const State& x) {
   start_projection_ = StartProjection();
   event_limit_.Restart();  // a new run
   has_left_ = false;
+  ApplyMocapMotion(model_, data_, s.x.time);  // the prescribed surfaces where they are at the start
   ProjectStart(s.x);
   EvaluatePosition(model_, data_.main(), s.x.qpos.data());
   std::vector<ContactPoint> points;
@@ -191,10 +173,12 @@ HybridState RigidSimulator::Initialize(const State& x) {
     if (p.gap > opt.contact_tol) continue;
     rows.resize(ContactRowCount(p), model_.nv());
     ContactRows(model_, data_.main(), p, rows, data_.work());
-    if (std::abs(rows.row(0).dot(s.x.qvel)) > vtol) continue;
+    // the velocity relative to the surfaces, a prescribed motion's included (J v + SurfaceVelocity)
+    const Eigen::VectorXd relative = rows * s.x.qvel + SurfaceVelocity(model_, data_.main(), p);
+    if (std::abs(relative(0)) > vtol) continue;
     ContactId id = p.id;
     // a touching contact that slides cannot start sticking: it slips (frictionless)
-    if (rows.rows() > 1 && (rows.bottomRows(rows.rows() - 1) * s.x.qvel).norm() > vtol) id.frictionless = true;
+    if (relative.size() > 1 && relative.tail(relative.size() - 1).norm() > vtol) id.frictionless = true;
     s.mode.contacts.push_back(id);
   }
   ReleasePulling(model_, data_, s.x, s.mode, force_tol_, nullptr);
@@ -537,14 +521,10 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
       }
       const int i = StartOf(p, s.x, s.mode, h, carried);
       // a point new at the step's end that touches to round-off (|gap| ≤ contact_tol), at rest, its
-      // row in the span of the held rows (a box's edge crossing the other's rim as the held crossing
-      // of its neighbouring edge reaches the rim's end, both faces flat: born at the held corner, gap
-      // −5e-18): no crossing was missed; the next step takes it from its start
-      if (i < 0 && std::abs(p.gap) <= model_.options().contact_tol &&
-          std::abs(NormalVelocity(model_, data_, x1, p)) <= model_.options().velocity_tol &&
-          RowInModeSpan(model_, data_, x1, s.mode, p)) {
-        continue;
-      }
+      // gap held by the mode's rows (Snapshot's held_by_mode: a box's edge crossing the other's rim
+      // as the held crossing of its neighbouring edge reaches the rim's end, both faces flat: born at
+      // the held corner, gap −5e-18): no crossing was missed; the next step takes it from its start
+      if (i < 0 && end.held_by_mode[j]) continue;
       if (i < 0) {
         appeared.push_back(p.id);
         continue;
@@ -567,19 +547,13 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
       const double tol = model_.options().contact_tol;
       const double slow = model_.options().min_bounce_speed;
       double a = 0, fa = start.inactive[i].gap, fb = p.gap, shift = 0;
-      // touching (within contact_tol), at rest (|v_n| ≤ velocity_tol), its row in the span of the island's held rows: its
-      // gap is held at zero to round-off by theirs (a box's fourth corner on a face held by three,
-      // issue 14) and crosses zero with ∇gᵀF⁻ at round-off — no event of the rigid model (the
-      // flows with and without it coincide). It takes the at-rest branch below: it counts only once
-      // it sinks contact_tol below where it started
-      // Not where a surface of the pair moves by a prescribed motion (mocap_motion): its gap's rate has
-      // ∂g/∂t, which neither NormalVelocity nor the held rows' span carries
-      const bool prescribed_surface =
-          model_.options().mocap_motion && (MovedByMocap(model_, p.id.geom1) || MovedByMocap(model_, p.id.geom2));
-      const bool resting = fa > 0 && fa <= tol && !prescribed_surface &&
-                           std::abs(NormalVelocity(model_, data_, s.x, start.inactive[i])) <=
-                               model_.options().velocity_tol &&
-                           RowInModeSpan(model_, data_, s.x, local, start.inactive[i]);
+      // touching (within contact_tol) above zero, at rest (|d gap / dt| ≤ velocity_tol, the surface's
+      // prescribed motion included), its gap held at zero by the mode's rows (Snapshot, HeldSpan: a
+      // box's fourth corner on a face held by three, issue 14; on a prescribed surface the rates
+      // agree too): it crosses zero with ∇gᵀF⁻ at round-off — no event of the rigid model (the flows
+      // with and without it coincide). It takes the at-rest branch below: it counts only once it
+      // sinks contact_tol below where it started
+      const bool resting = start.held_by_mode[i];
       if (fa <= 0 || resting) {
         // a start below zero is round-off or the drift of a constraint held at acceleration level
         // (a contact released after a long stance, a perturbed start): tolerated up to
@@ -590,7 +564,7 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
                         s.x.time);
           throw NumericalError("contact " + ContactLabel(model_, p.id) + msg + MissedAdvice(model_));
         }
-        const double vn = NormalVelocity(model_, data_, s.x, start.inactive[i]);
+        const double vn = start.inactive_rate[i];  // J_n v + ∂g/∂t at the step's start
         if (vn < -slow) {
           if (0 < best) {
             best = 0, best_lo = 0, best_hi = 0;

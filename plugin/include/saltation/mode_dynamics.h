@@ -32,7 +32,8 @@
 
 namespace saltation {
 
-struct Island;  // islands.h
+struct Island;        // islands.h
+class IslandSolver;  // island_solve.h
 
 // A mode: the active rigid contacts. MuJoCo's equality constraints are active in every mode.
 struct Mode {
@@ -116,8 +117,10 @@ struct ModeDynamics {
 // touchdown among many bodies costs its island, not the model). data.main() then holds only
 // those trees' (and the static bodies') kinematics, M and its factor. Without an island, or when
 // ForceIsland gives the whole model, the whole evaluation.
+// solver (optional): receives the factorisation of J M⁻¹ Jᵀ the evaluation solved with (its
+// pseudo-inverse, rank_tol), for a caller that solves with the mode's rows again (held_span.h).
 ModeDynamics EvaluateMode(const Model& model, Data& data, const State& x, const Mode& mode,
-                          const Island* island = nullptr);
+                          const Island* island = nullptr, IslandSolver* solver = nullptr);
 
 // F_A(x) = (v, a, act_dot) (ndx). island (optional, as EvaluateMode's): a is EvaluateMode's on
 // the island, 0 on the dofs it does not evaluate. An event's F⁺ − F⁻ there is exactly 0 whole

@@ -109,7 +109,9 @@ class RigidSimulator {
   const RestitutionTable& restitution() const { return restitution_; }
 
   // The hybrid state at x: the mode holds every touching (|gap| ≤ contact_tol), resting
-  // (|J_n v| ≤ velocity_tol) contact whose normal force is non-negative. A penetrating x is first
+  // (|J_n v + ∂g/∂t| ≤ velocity_tol·max(1, |v|): at rest relative to its surfaces, a prescribed
+  // motion's placed at x.time and its velocity included) contact whose normal force is
+  // non-negative. A penetrating x is first
   // projected onto the contact manifold (options.start, start_projection()); NumericalError when
   // a contact penetrates by more than contact_tol with kStrict, or deeper than
   // start_projection_limit, or the state is not finite.
