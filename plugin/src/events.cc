@@ -158,7 +158,7 @@ bool AtFeatureBoundary(const Model& model, Data& data, const State& x, const Con
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
-                          bool complete, FieldMemo* fields, ProbeMemo* probes) {
+                          bool complete, FieldMemo* fields, ProbeMemo* probes, const TakeOver* take_over) {
   // a complete event reads F⁺ from its release check's last evaluation
   FieldMemo own;
   if (!fields && complete) fields = &own;
@@ -187,10 +187,17 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
   ev.feature = FeatureAt(model.mj(), d, trigger.id);
   ev.point = trigger.pos;
   ev.restitution = restitution.Pair(trigger.id.geom1, trigger.id.geom2);
-  const Eigen::VectorXd grad_g = TouchdownGuardGradient(model, d, trigger, data.work());
-  const double dg_dt = SurfaceVelocity(model, d, trigger)(0);  // 0 unless the surface moves
+  const bool own_guard = take_over && take_over->grad_h.size() > 0;  // the guard crossed is not the trigger's gap
+  const Eigen::VectorXd grad_g = own_guard ? take_over->grad_h : TouchdownGuardGradient(model, d, trigger, data.work());
+  const double dg_dt = own_guard ? 0.0 : SurfaceVelocity(model, d, trigger)(0);  // 0 unless the surface moves
   const double rel = KineticTransversality(model, d, grad_g, s.x.qvel, dg_dt, &ev.island, true);  // d at x, on the island
-  std::vector<ContactId> candidates = s.mode.contacts;
+  std::vector<ContactId> candidates;
+  for (const ContactId& c : s.mode.contacts) {
+    const bool leaves = take_over && std::any_of(take_over->leaving.begin(), take_over->leaving.end(), [&](const ContactId& l) {
+                          return l.SamePair(c) && l.anchor == c.anchor && l.feature == c.feature;
+                        });
+    if (!leaves) candidates.push_back(c);
+  }
   candidates.push_back(trigger.id);
   std::vector<bool> used(points.size(), false);
   for (int i : match) {

@@ -359,8 +359,28 @@ bool RigidSimulator::RimListingBegins(const State& x0, const State& x1, const Co
   return IsCylinderRimPoint(m, data_.aux(), p.id.geom1, p.id.geom2, p.pos);  // aux at x1
 }
 
+Eigen::VectorXd RigidSimulator::RimListingGuardGradient(const State& y, const ContactId& id) {
+  // h = |n × a| − T, n the plane's normal, a the cylinder's axis: dh = −(n·a)/|n × a| d(n·a),
+  // d(n·a) = (dθ_cylinder − dθ_plane)·(a × n), dθ = jacr·dv (world frame, mj_jacGeom)
+  const mjModel* m = model_.mj();
+  mjData* d = data_.aux();
+  mju_copy(d->qpos, y.qpos.data(), m->nq);
+  mj_kinematics(m, d);
+  mj_comPos(m, d);
+  const Eigen::Vector3d n = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->geom_xmat + 9 * id.geom1).col(2);
+  const Eigen::Vector3d a = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->geom_xmat + 9 * id.geom2).col(2);
+  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jr1(3, m->nv), jr2(3, m->nv);
+  mj_jacGeom(m, d, nullptr, jr1.data(), id.geom1);
+  mj_jacGeom(m, d, nullptr, jr2.data(), id.geom2);
+  const double sin_tilt = n.cross(a).norm(), cos_tilt = n.dot(a);
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(model_.ndx());
+  grad.head(m->nv) = -(cos_tilt / sin_tilt) * ((jr2 - jr1).transpose() * a.cross(n));
+  return grad;
+}
+
 bool RigidSimulator::LocateRimTouchdown(const HybridState& s, double h, const ContactPoint& p,
-                                        const CrossingOptions& options, double& when, double& lo, double& hi) {
+                                        const CrossingOptions& options, double& when, double& lo, double& hi,
+                                        bool& at_listing) {
   const Mode local = IslandMode(s.mode, p.id);
   // where the listing begins: its guard from − to + along the island's RK4 (its negative crosses)
   auto listing = [&](double tau) {
@@ -380,10 +400,12 @@ bool RigidSimulator::LocateRimTouchdown(const HybridState& s, double h, const Co
     const CrossingResult r = LocateCrossing(phi, at, gap, h, p.gap, options);
     if (r.kind != CrossingKind::kCrossing) return false;
     when = r.time, lo = r.lo, hi = r.hi;
+    at_listing = false;
     return true;
   }
   if (gap < -penetration_tol_) return false;
   when = at, lo = listed.lo, hi = listed.hi;
+  at_listing = true;
   return true;
 }
 
@@ -455,6 +477,7 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
     ContactId best_touchdown;
     bool touchdown = false;
     bool rim_takes_over = false;  // the touchdown is a cylinder's rim point taking over from its corners
+    bool rim_at_listing = false;  // ... where its listing begins (the guard crossed: the listing's)
     // a point that appears penetrating at the step's end is an error unless another event comes
     // first in the step and the point does not penetrate yet at that event: past a held feature's
     // boundary (the mode still on the feature extended) the pair's point of the next feature cuts
@@ -508,13 +531,15 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
         // step: it is not the continuation of a start point (a corner) but takes over from them
         // where its listing begins, located; it touches down there, or at its gap's zero after it
         double when = 0, lo = 0, hi = 0;
-        if (!LocateRimTouchdown(s, h, p, crossing_options, when, lo, hi)) {
+        bool at_listing = false;
+        if (!LocateRimTouchdown(s, h, p, crossing_options, when, lo, hi, at_listing)) {
           appeared.push_back(p.id);
         } else if (when < best) {
           best = when, best_lo = lo, best_hi = hi;
           best_touchdown = p.id;
           touchdown = true;
           rim_takes_over = true;
+          rim_at_listing = at_listing;
           best_liftoff = -1;
         }
         continue;
@@ -710,18 +735,23 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
         throw NumericalError(appeared_message(id) + msg);
       }
     }
+    TakeOver take_over;
     if (touchdown && rim_takes_over) {
       // the rim point takes over from the corners the mode holds on its pair (round the rim from
-      // it, at most r·T above it there, T the listing threshold): the impact is the rim point's
-      // alone, no other point joins it (a held corner joining it slower than min_bounce_speed would
-      // be kept with a pulling impulse, turning the tilt off the rim point: own_points.h)
-      std::vector<ContactId>& held = at_event.mode.contacts;
-      held.erase(std::remove_if(held.begin(), held.end(), [&](const ContactId& c) { return c.SamePair(best_touchdown); }),
-                 held.end());
+      // it, at most r·T above it there, T the listing threshold): they leave the mode at the event
+      // and the impact is the rim point's alone, no other point joins it (a held corner joining it
+      // slower than min_bounce_speed would be kept with a pulling impulse, turning the tilt off the
+      // rim point: own_points.h). The flow before is the mode with them (F⁻), and the guard crossed
+      // is the listing's where the hand-over is its located crossing (theory.md)
+      for (const ContactId& c : at_event.mode.contacts) {
+        if (c.SamePair(best_touchdown)) take_over.leaving.push_back(c);
+      }
+      if (rim_at_listing) take_over.grad_h = RimListingGuardGradient(at_event.x, best_touchdown);
     }
     RigidEvent event =
         touchdown ? TouchdownEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_touchdown,
-                                   rim_takes_over ? -INFINITY : options_.simultaneous_gap, force_tol_)
+                                   rim_takes_over ? -INFINITY : options_.simultaneous_gap, force_tol_, true, nullptr,
+                                   nullptr, rim_takes_over ? &take_over : nullptr)
         : best_feature >= 0
             ? FeatureEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_feature, best_guard, force_tol_)
             : LiftoffEvent(model_, data_, restitution_, at_event.x, at_event.mode, best_liftoff, force_tol_);

@@ -101,10 +101,20 @@ class FieldMemo {
 // mode evaluations that give them are kept in it; the result is the same as without (a complete
 // event without one keeps its own: F⁺ is its release check's last evaluation). `probes` (optional,
 // ProbeMemo, impact.h): DΔ's probe passes shared with the other events of x's moment, the same bits.
+// `take_over` (optional): the trigger takes over from contacts of the mode (a cylinder's rim point
+// from its held corners, rigid_simulator.cc): `leaving` (contacts of `mode`) leave it at the event —
+// no impulse, not in the mode after — while F⁻ is the flow of `mode` with them (mode_before keeps
+// them); a non-empty `grad_h` (tangent, ndx, ∂h/∂t = 0) is the guard crossed, in place of the
+// trigger's gap, for Ξ and the transversality.
+struct TakeOver {
+  std::vector<ContactId> leaving;
+  Eigen::VectorXd grad_h;
+};
 RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable& restitution,
                           const State& x, const Mode& mode,
                           const ContactId& id, double simultaneous_gap, double force_tol,
-                          bool complete = true, FieldMemo* fields = nullptr, ProbeMemo* probes = nullptr);
+                          bool complete = true, FieldMemo* fields = nullptr, ProbeMemo* probes = nullptr,
+                          const TakeOver* take_over = nullptr);
 
 // The start of a release of contact k of a mode at x (ReleaseEventAt): the event's header and the
 // mode split at the event's island.

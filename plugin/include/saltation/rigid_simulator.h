@@ -193,8 +193,11 @@ class RigidSimulator {
   // Such a point's touchdown in the step of length h from s: where its listing begins (located
   // along the island's RK4), or its gap's zero after it if it is apart there: the time and the
   // bracket; false where it is deeper than penetration_tol there or no crossing is found
+  // (at_listing: the touchdown is where the listing begins, its guard the one crossed)
   bool LocateRimTouchdown(const HybridState& s, double h, const ContactPoint& p, const CrossingOptions& options,
-                          double& when, double& lo, double& hi);
+                          double& when, double& lo, double& hi, bool& at_listing);
+  // The gradient (tangent, ndx; zero velocity rows) of RimListingGuard at y, on data_.aux()
+  Eigen::VectorXd RimListingGuardGradient(const State& y, const ContactId& id);
 };
 
 // A run as the `rigid` command and Python's saltation.rigid make it: to t_end in chunks of at most
