@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "box_frame.h"
+
 #include "segment_features.h"
 
 namespace saltation {
@@ -10,18 +12,8 @@ namespace saltation {
 namespace {
 
 using Vec3 = Eigen::Vector3d;
-using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
 
-struct Box {
-  Vec3 x, half;
-  RowMat3 R;  // columns: the box's axes (world)
-  int body = -1;
-};
-
-Box BoxOf(const mjModel* m, const mjData* d, int g) {
-  return {Eigen::Map<const Vec3>(d->geom_xpos + 3 * g), Eigen::Map<const Vec3>(m->geom_size + 3 * g),
-          Eigen::Map<const RowMat3>(d->geom_xmat + 9 * g), m->geom_bodyid[g]};
-}
+using Box = BoxFrame;
 
 // a vertex–face code's parts
 struct VertexFace {
@@ -32,10 +24,6 @@ VertexFace VertexFaceOf(int feature) {
   return {f / 48, (f % 48) / 6, (f % 6) / 2, f % 2 ? 1 : -1};
 }
 
-Vec3 Corner(const Box& b, int vertex) {
-  return b.x + b.R * Vec3(vertex & 1 ? b.half(0) : -b.half(0), vertex & 2 ? b.half(1) : -b.half(1),
-                          vertex & 4 ? b.half(2) : -b.half(2));
-}
 
 // an edge code's axis and signs
 void EdgeSigns(int edge, int& axis, int sign[3]) {
@@ -144,8 +132,8 @@ int EdgeEdgeSuccessor(const Box b[2], const EdgePair& p, int i, int end) {
 }
 
 void BoxesOf(const mjModel* m, const mjData* d, const ContactId& id, Box b[2]) {
-  b[0] = BoxOf(m, d, id.geom1);
-  b[1] = BoxOf(m, d, id.geom2);
+  b[0] = BoxFrameOf(m, d, id.geom1);
+  b[1] = BoxFrameOf(m, d, id.geom2);
 }
 
 }  // namespace
@@ -171,7 +159,7 @@ void BoxBoxFeaturePoint(const mjModel* m, const mjData* d, const ContactId& id, 
   if (id.feature < kEdgeEdgeBase) {
     const VertexFace vf = VertexFaceOf(id.feature);
     const Box& fb = b[1 - vf.side];
-    const Vec3 vertex = Corner(b[vf.side], vf.vertex);
+    const Vec3 vertex = WorldVertex(b[vf.side], vf.vertex);
     const Vec3 outward = vf.sign * fb.R.col(vf.axis);
     dist = outward.dot(vertex - fb.x) - fb.half(vf.axis);
     // geom1 → geom2: into the face (the vertex is geom1's), out of it (the face is geom1's)
@@ -199,7 +187,7 @@ FeatureGuardSet BoxBoxFeatureGuards(const mjModel* m, const mjData* d, const Con
   if (id.feature < kEdgeEdgeBase) {
     const VertexFace vf = VertexFaceOf(id.feature);
     const Box& fb = b[1 - vf.side];
-    const Vec3 p = fb.R.transpose() * (Corner(b[vf.side], vf.vertex) - fb.x);
+    const Vec3 p = fb.R.transpose() * (WorldVertex(b[vf.side], vf.vertex) - fb.x);
     for (int a = 0; a < 3; a++) {
       if (a == vf.axis) continue;
       for (const int sigma : {1, -1}) {  // size_a − σ p_a: the vertex reaching the rim at σ
@@ -235,7 +223,7 @@ Eigen::VectorXd BoxBoxGuardGradient(const Model& model, const mjData* d, const C
   // the vertex's coordinate along the face box's axis: d/dt = R_·aᵀ(J_vertex − J_face box) at the vertex
   const VertexFace vf = VertexFaceOf(id.feature);
   const Box& fb = b[1 - vf.side];
-  const Vec3 vertex = Corner(b[vf.side], vf.vertex);
+  const Vec3 vertex = WorldVertex(b[vf.side], vf.vertex);
   const int nv = m->nv;
   Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jv(3, nv), jf(3, nv);
   mj_jac(m, d, jv.data(), nullptr, vertex.data(), b[vf.side].body);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "box_frame.h"
+
 #include "box_box_features.h"
 #include "own_points.h"
 
@@ -14,15 +16,7 @@ namespace {
 using Vec3 = Eigen::Vector3d;
 using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
 
-struct Box {
-  Vec3 x, half;
-  RowMat3 R;  // columns: the box's axes (world)
-};
-
-Box BoxOf(const mjModel* m, const mjData* d, int g) {
-  return {Eigen::Map<const Vec3>(d->geom_xpos + 3 * g), Eigen::Map<const Vec3>(m->geom_size + 3 * g),
-          Eigen::Map<const RowMat3>(d->geom_xmat + 9 * g)};
-}
+using Box = BoxFrame;
 
 // the pair's points so far: a point within `same` of one the pair already has is that one (a
 // vertex on the other box's rim: its point and its edges' points coincide there) and is left out
@@ -62,7 +56,7 @@ constexpr double kOutOfCone = 0.1;
 void VertexPoints(const Box& a, const Box& b, double sign, double rim, const Emitter& emit) {
   const RowMat3 Rab = b.R.transpose() * a.R;  // a's axes in b's frame
   for (int v = 0; v < 8; v++) {
-    const Vec3 corner(v & 1 ? a.half(0) : -a.half(0), v & 2 ? a.half(1) : -a.half(1), v & 4 ? a.half(2) : -a.half(2));
+    const Vec3 corner = LocalVertex(a, v);
     const Vec3 world = a.x + a.R * corner;
     const Vec3 p = b.R.transpose() * (world - b.x);
     const Vec3 excess = p.cwiseAbs() - b.half;
@@ -99,7 +93,7 @@ bool OwnBoxBoxPoints(const mjModel* m, int g1, int g2) {
 
 void BoxBoxPoints(const mjModel* m, const mjData* d, int g1, int g2, double band, std::vector<SurfacePoint>& out) {
   if (!OwnBoxBoxPoints(m, g1, g2)) return;
-  const Box b1 = BoxOf(m, d, g1), b2 = BoxOf(m, d, g2);
+  const Box b1 = BoxFrameOf(m, d, g1), b2 = BoxFrameOf(m, d, g2);
   if (!b1.x.allFinite() || !b2.x.allFinite() || !b1.R.allFinite() || !b2.R.allFinite() || !std::isfinite(band)) return;
   const double scale = std::max(b1.half.maxCoeff(), b2.half.maxCoeff());
   const double rim = 1e-9 * scale;
