@@ -225,7 +225,17 @@ RigidEvent TouchdownEvent(const Model& model, Data& data, const RestitutionTable
 
 int JoiningContacts(const mjModel* m, const RigidEvent& ev) {
   if (ev.kind != EventKind::kTouchdown) return 0;
-  return static_cast<int>(ev.impact.candidates.size() - RestrictMode(m, ev.mode_before, ev.island).contacts.size());
+  // counted, not subtracted: a take-over's leaving contacts (a cylinder's corners) are in mode_before
+  // but not among the candidates
+  const std::vector<ContactId> before = RestrictMode(m, ev.mode_before, ev.island).contacts;
+  int joining = 0;
+  for (const ContactId& c : ev.impact.candidates) {
+    const bool held = std::any_of(before.begin(), before.end(), [&](const ContactId& b) {
+      return b.SamePair(c) && b.anchor == c.anchor && b.feature == c.feature;
+    });
+    if (!held) joining++;
+  }
+  return joining;
 }
 
 void CompleteEvent(const Model& model, Data& data, const RestitutionTable& restitution, RigidEvent& ev,
@@ -398,14 +408,15 @@ RigidEvent FeatureEvent(const Model& model, Data& data, const RestitutionTable& 
   }
   // a box–box hand-over may turn the normal (an edge–edge point reaching the end of its edge: the
   // vertex there over a face next to the other edge, whose normal is not the edges' common one):
-  // where the new feature's point moves along its normal (|J_n v| > velocity_tol) it cannot be held
+  // where the new feature's point moves along its normal (|J_n v + ∂g/∂t| > velocity_tol) it cannot be held
   // at acceleration level (its gap would drift at that rate). It leaves here: approaching, its
   // point touches down at once as an inactive one (an impact); receding, it opens
   if (ev.kind == EventKind::kFeature && OwnBoxBoxPoints(model.mj(), ev.contact.geom1, ev.contact.geom2)) {
     const ContactPoint next = FeaturePoint(model, data.main(), after.contacts[k]);
     RowMatrix rows(ContactRowCount(next), model.nv());
     ContactRows(model, data.main(), next, rows, data.work());
-    if (std::abs(rows.row(0).dot(s.x.qvel)) > model.options().velocity_tol) {
+    // its gap's rate J_n v + ∂g/∂t (the surface's part 0 without a prescribed motion; data.main() at x's time)
+    if (std::abs(rows.row(0).dot(s.x.qvel) + SurfaceVelocity(model, data.main(), next)(0)) > model.options().velocity_tol) {
       after.contacts.erase(after.contacts.begin() + k);
       ev.kind = EventKind::kLiftoff;
     }

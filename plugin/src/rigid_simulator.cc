@@ -346,6 +346,7 @@ int RigidSimulator::StartOf(const ContactPoint& p, const State& x, const Mode& m
 
 double RigidSimulator::RimListingGuard(const State& y, const ContactId& id) {
   const mjModel* m = model_.mj();
+  ApplyMocapMotion(model_, data_, y.time);  // a plane on a prescribed motion (no-op without one)
   mju_copy(data_.aux()->qpos, y.qpos.data(), m->nq);
   mj_kinematics(m, data_.aux());
   return CylinderRimListingGuard(m, data_.aux(), id.geom1, id.geom2);
@@ -363,6 +364,7 @@ Eigen::VectorXd RigidSimulator::RimListingGuardGradient(const State& y, const Co
   // h = |n × a| − T, n the plane's normal, a the cylinder's axis: dh = −(n·a)/|n × a| d(n·a),
   // d(n·a) = (dθ_cylinder − dθ_plane)·(a × n), dθ = jacr·dv (world frame, mj_jacGeom)
   const mjModel* m = model_.mj();
+  ApplyMocapMotion(model_, data_, y.time);
   mjData* d = data_.aux();
   mju_copy(d->qpos, y.qpos.data(), m->nq);
   mj_kinematics(m, d);
@@ -572,7 +574,7 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
       const double tol = model_.options().contact_tol;
       const double slow = model_.options().min_bounce_speed;
       double a = 0, fa = start.inactive[i].gap, fb = p.gap, shift = 0;
-      // touching (within contact_tol) above zero, at rest (|d gap / dt| ≤ velocity_tol, the surface's
+      // touching (|gap| ≤ contact_tol), at rest (|d gap / dt| ≤ velocity_tol, the surface's
       // prescribed motion included), its gap held at zero by the mode's rows (Snapshot, HeldSpan: a
       // box's fourth corner on a face held by three, issue 14; on a prescribed surface the rates
       // agree too): it crosses zero with ∇gᵀF⁻ at round-off — no event of the rigid model (the flows
@@ -622,6 +624,12 @@ void RigidSimulator::AdvanceRun(HybridState& s, double t_end, std::vector<RigidE
       auto shifted = [&](double tau) { return GuardSample{phi(tau) + shift}; };
       const CrossingResult r = LocateCrossing(shifted, a, fa, h, fb, crossing_options);
       if (r.kind == CrossingKind::kCrossing && r.time < best) {
+        // LocalGap reads an unlisted sample as apart (detect_margin): a bracket closing on where
+        // the point's listing begins, the point already deep beyond it, is no located crossing
+        if (phi(r.hi) < -penetration_tol_) {
+          appeared.push_back(p.id);
+          continue;
+        }
         best = r.time, best_lo = r.lo, best_hi = r.hi;
         best_touchdown = AnchorAt(id, p.id, r.time, h);
         touchdown = true;

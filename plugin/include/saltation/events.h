@@ -183,7 +183,8 @@ RigidEvent KinematicReleaseEvent(const Model& model, Data& data, const Restituti
                                  bool complete = true);
 
 // A touchdown's contacts beyond its mode: the trigger and every contact that touched at the same
-// instant (the impact's candidates not in mode_before); 0 for other events.
+// instant (the impact's candidates not in mode_before); 0 for other events They are the candidates' last
+// entries (TouchdownEvent appends them after the held ones).
 int JoiningContacts(const mjModel* m, const RigidEvent& ev);
 
 // Assembles Ξ of an event made with complete = false, at its own x⁻ and modes. A liftoff of a
