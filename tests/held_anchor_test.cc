@@ -128,5 +128,36 @@ TEST_F(HeldAnchor, APlateSlidingFarOverABoxKeepsHoldingItsOwnCorners) {
   }
 }
 
+// One id matched alone (MatchContact: the engine hook's guards, point following) takes the point of
+// its held feature as MatchContacts does, not the nearest anchor: a box's corner on the other's rim
+// and an edge–edge point of its edge across the rim lie ~1e-6 m apart with normals at right angles,
+// the anchor cannot tell them (before, MatchContact took the nearer: the other feature's point)
+TEST(HeldAnchorMatch, OneIdTakesItsHeldFeaturesPointAsMatchContactsDoes) {
+  ContactPoint edge_edge, vertex;
+  edge_edge.id.geom1 = vertex.id.geom1 = 1;
+  edge_edge.id.geom2 = vertex.id.geom2 = 2;
+  edge_edge.id.anchor = Eigen::Vector3d(0.1, 0.05, 0.02);
+  vertex.id.anchor = Eigen::Vector3d(0.1 + 1e-6, 0.05, 0.02);
+  edge_edge.own_feature = 250;
+  vertex.own_feature = 130;
+  ContactPoint other_pair = vertex;
+  other_pair.id.geom1 = 0;
+  other_pair.own_feature = 250;
+  const std::vector<ContactPoint> points = {other_pair, vertex, edge_edge};
+  ContactId held = vertex.id;  // anchored at the vertex's point, holding the edge–edge feature
+  held.feature = 250;
+  std::vector<int> match;
+  MatchContacts({held}, points, match);
+  EXPECT_EQ(match[0], 2);
+  EXPECT_EQ(MatchContact(held, points), 2);
+  // without a held feature (or one its pair does not list) the nearest anchor of the pair
+  held.feature = -1;
+  EXPECT_EQ(MatchContact(held, points), 1);
+  held.feature = 131;
+  EXPECT_EQ(MatchContact(held, points), 1);
+  MatchContacts({held}, points, match);
+  EXPECT_EQ(match[0], 1);
+}
+
 }  // namespace
 }  // namespace saltation::testing

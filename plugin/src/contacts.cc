@@ -260,6 +260,12 @@ void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactP
 }
 
 int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points) {
+  // MatchContacts' rule for one id: the point of its held feature first, then the nearest anchor
+  if (id.feature >= 0) {
+    for (size_t i = 0; i < points.size(); i++) {
+      if (points[i].own_feature == id.feature && points[i].id.SamePair(id)) return static_cast<int>(i);
+    }
+  }
   int match = -1;
   double best = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < points.size(); i++) {

@@ -128,7 +128,8 @@ void EvaluatePositionForPairs(const Model& model, mjData* d, const double* qpos,
 // when its pair has no point left; `match`'s storage is reused.
 void MatchContacts(const std::vector<ContactId>& ids, const std::vector<ContactPoint>& points,
                    std::vector<int>& match);
-// The index of the point matching one id (nearest anchor within the same pair), or −1.
+// The index of the point matching one id (MatchContacts' rule: the point tagged with its held
+// feature if listed, else the nearest anchor within the same pair), or −1.
 int MatchContact(const ContactId& id, const std::vector<ContactPoint>& points);
 
 // (d's kinematics, point) => rows: the rigid constraint rows of a point, frame ·
