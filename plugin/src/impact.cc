@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "saltation/errors.h"
 #include "saltation/islands.h"
 #include "island_passes.h"
+#include "own_points.h"
 
 namespace saltation {
 namespace {
@@ -105,10 +107,9 @@ Eigen::VectorXd ApplyImpulse(const Model& model, mjData* d, const Island& island
 // at q ± ε eᵢ, each a factorisation of M and a solve with J M⁻¹ Jᵀ by `method`, the centre's).
 void ConfigurationBlockByImpactMaps(const Model& model, Data& data, const RestitutionTable& restitution,
                                     const State& x_minus, const std::vector<ContactId>& impulse_set,
-                                    PsdSolver::Method method, const std::vector<int>& dofs,
+                                    PsdSolver::Method method, const std::vector<int>& dofs, double eps,
                                     Eigen::MatrixXd& dv_dq) {
   const mjModel* m = model.mj();
-  const double eps = model.options().fd_step;
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(m->nv);
   int c = 0;
   for (int i : dofs) {
@@ -336,7 +337,7 @@ namespace {
 bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& x_minus,
                                    const std::vector<ContactId>& impulse_set, const SelectedRows& sel,
                                    const RowMatrix& JMinv, const PsdSolver& solver, const Island& island,
-                                   ProbeMemo* probes, Eigen::MatrixXd& dv_dq) {
+                                   ProbeMemo* probes, double eps, Eigen::MatrixXd& dv_dq) {
   const std::vector<int>& dofs = island.dofs;
   const mjModel* m = model.mj();
   const int nv = m->nv;
@@ -366,7 +367,10 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
   mju_copy(d->mocap_quat, centre->mocap_quat, 4 * m->nmocap);
   d->time = centre->time;
   // the moment's shared probes (ProbeMemo), when they serve this impact
-  const int cluster = probes ? ProbeMemoAccess::Cluster(*probes, m, centre, x_minus.qpos, island, impulse_set) : -1;
+  // (its passes step Options::fd_step: not those of a smaller step, ImpactResetJacobian's for a rim point)
+  const int cluster = probes && eps == model.options().fd_step
+                          ? ProbeMemoAccess::Cluster(*probes, m, centre, x_minus.qpos, island, impulse_set)
+                          : -1;
   const std::vector<double> no_restitution(impulse_set.size(), 0.0);
   const std::vector<bool> every(impulse_set.size(), true);
   std::vector<ContactPoint> points;
@@ -407,7 +411,6 @@ bool ConfigurationBlockByEquations(const Model& model, Data& data, const State& 
     out.tail(nrow) += e.cwiseProduct(at.J * v_minus_island) +
                       (Eigen::VectorXd::Ones(nrow) + e).cwiseProduct(at.surface);
   };
-  const double eps = model.options().fd_step;
   RowMatrix W = RowMatrix::Zero(ncol, nv);  // w per column, as rows (mj_solveM's layout): 0 off the island
   Eigen::MatrixXd S(nrow, ncol);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv), plus, minus;
@@ -710,14 +713,25 @@ ResetJacobian ImpactResetJacobian(const Model& model, Data& data, const Restitut
     out.dv_dv -= JMinv_island.transpose() * solver.Solve(rhs);
   }
 
-  // ∂v⁺/∂q on the island's columns (the others are exactly zero)
+  // ∂v⁺/∂q on the island's columns (the others are exactly zero), by differences of step
+  // Options::fd_step — below the tilt where S holds a cylinder's lowest rim point on a plane
+  // (CylinderRimProbeStep: a tilt δ across the tilt's direction turns that point round the rim by
+  // δ/sin(tilt); at the corner → rim-point hand-over sin(tilt) = T = 3.4e-8 ≪ fd_step), whose
+  // probes then list the rim point below the listing threshold too (its smooth continuation)
+  double eps = model.options().fd_step;
+  for (size_t c = 0; c < impulse_set.size() && c < all.points.size(); c++) {
+    eps = CylinderRimProbeStep(m, d, impulse_set[c].geom1, impulse_set[c].geom2, all.points[c].pos, eps);
+  }
   out.dv_dq.setZero(k, k);
   if (nrow > 0 && !dofs.empty()) {
+    std::optional<CylinderRimListedAtAnyTilt> rim_continued;
+    if (eps < model.options().fd_step) rim_continued.emplace();
     if (method != ConfigurationBlockMethod::kEquations ||
-        !ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, island, probes,
+        !ConfigurationBlockByEquations(model, data, x_minus, impulse_set, sel, JMinv, solver, island, probes, eps,
                                        out.dv_dq)) {
       out.dv_dq_method = ConfigurationBlockMethod::kImpactMaps;
-      ConfigurationBlockByImpactMaps(model, data, restitution, x_minus, impulse_set, solver.method(), dofs, out.dv_dq);
+      ConfigurationBlockByImpactMaps(model, data, restitution, x_minus, impulse_set, solver.method(), dofs, eps,
+                                     out.dv_dq);
     }
   }
   return out;

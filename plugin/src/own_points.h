@@ -249,6 +249,24 @@ bool CylinderRimPointsListed(const mjModel* m, const mjData* d, int g1, int g2);
 double CylinderRimListingGuard(const mjModel* m, const mjData* d, int g1, int g2);
 // (d's geom poses) => whether `pos` (world) is where a cap's lowest rim point is listed (to 1e-9 r)
 bool IsCylinderRimPoint(const mjModel* m, const mjData* d, int g1, int g2, const Eigen::Vector3d& pos);
+// DΔ's configuration probes (impact.cc) for an impact on a cap's lowest rim point: a tilt δ across
+// the tilt's direction turns that point round the rim by δ/sin(tilt), so the impact's rows are
+// differenced with a step below the tilt. (d's geom poses; `pos` the point's world position) =>
+// min(step, CylinderRimProbeFraction · sin(tilt)) where `pos` is a listed rim point of the pair
+// (IsCylinderRimPoint), `step` otherwise
+double CylinderRimProbeFraction();
+double CylinderRimProbeStep(const mjModel* m, const mjData* d, int g1, int g2, const Eigen::Vector3d& pos, double step);
+// While one lives (on this thread) the caps' lowest rim points are listed at any nonzero tilt, also
+// below CylinderFaceThreshold: the probes of an impact on a rim point at the threshold (the corner →
+// rim-point hand-over, where sin(tilt) = T) then difference the point's own smooth continuation,
+// not the corners that carry the disc below it (the threshold is a listing choice, not the point's)
+class CylinderRimListedAtAnyTilt {
+ public:
+  CylinderRimListedAtAnyTilt();
+  ~CylinderRimListedAtAnyTilt();
+  CylinderRimListedAtAnyTilt(const CylinderRimListedAtAnyTilt&) = delete;
+  CylinderRimListedAtAnyTilt& operator=(const CylinderRimListedAtAnyTilt&) = delete;
+};
 int CylinderFaceCorners(const mjModel* m, const mjData* d, int g1, int g2, Eigen::Vector3d corners[4]);
 
 }  // namespace saltation

@@ -44,10 +44,20 @@ bool OwnPlaneCylinderPoints(const mjModel* m, int g1, int g2) {
 
 double CylinderCornerTilt() { return 0.1; }
 
+namespace {
+// CylinderRimListedAtAnyTilt's scopes alive on this thread
+thread_local int rim_listed_at_any_tilt = 0;
+}  // namespace
+
+CylinderRimListedAtAnyTilt::CylinderRimListedAtAnyTilt() { rim_listed_at_any_tilt++; }
+CylinderRimListedAtAnyTilt::~CylinderRimListedAtAnyTilt() { rim_listed_at_any_tilt--; }
+
 bool CylinderRimPointsListed(const mjModel* m, const mjData* d, int g1, int g2) {
   if (!OwnPlaneCylinderPoints(m, g1, g2)) return false;
   const PlaneCylinder pc(m, d, g1, g2);
-  return pc.Finite() && pc.SinTilt() >= CylinderFaceThreshold();
+  if (!pc.Finite()) return false;
+  const double tilt = pc.SinTilt();
+  return tilt >= CylinderFaceThreshold() || (rim_listed_at_any_tilt > 0 && tilt > 0);
 }
 
 double CylinderNearCornerTilt() { return 0.01; }
@@ -63,6 +73,15 @@ double CylinderRimListingGuard(const mjModel* m, const mjData* d, int g1, int g2
   if (!OwnPlaneCylinderPoints(m, g1, g2)) return NAN;
   const PlaneCylinder pc(m, d, g1, g2);
   return pc.Finite() ? pc.SinTilt() - CylinderFaceThreshold() : NAN;
+}
+
+double CylinderRimProbeFraction() { return 1e-4; }
+
+double CylinderRimProbeStep(const mjModel* m, const mjData* d, int g1, int g2, const Eigen::Vector3d& pos,
+                            double step) {
+  if (!IsCylinderRimPoint(m, d, g1, g2, pos)) return step;
+  const PlaneCylinder pc(m, d, g1, g2);
+  return std::min(step, CylinderRimProbeFraction() * pc.SinTilt());
 }
 
 namespace {
