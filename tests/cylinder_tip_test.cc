@@ -58,7 +58,9 @@ double Energy(const mjModel* m, const State& x) {
   mjData* d = mj_makeData(m);
   mju_copy(d->qpos, x.qpos.data(), m->nq);
   mj_kinematics(m, d);
-  const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->xmat + 9), Ri(d->ximat + 9);
+  // copies: d is freed below
+  const Eigen::Matrix3d R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9),
+                        Ri = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->ximat + 9);
   const Vec3 origin = Eigen::Map<const Vec3>(d->xpos + 3), com = Eigen::Map<const Vec3>(d->xipos + 3);
   mj_deleteData(d);
   const Vec3 omega = R * Vec3(x.qvel.tail<3>());
